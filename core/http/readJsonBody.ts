@@ -1,0 +1,82 @@
+/** @module Reads a request body as JSON, within a size bound, without rounding numbers. */
+import { LosslessNumber, isSafeNumber, parse } from 'lossless-json';
+import { AnimalStoreError } from '../AnimalStoreError.js';
+
+/** The largest body accepted, in bytes. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+const tooLarge = () =>
+  new AnimalStoreError('payload_too_large', `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB; send a smaller body.`);
+
+/** Tells whether a Content-Type names JSON; a charset or other parameter is fine. */
+const isJsonMediaType = (contentType: string | null): boolean =>
+  contentType !== null && contentType.split(';', 1)[0]!.trim().toLowerCase() === 'application/json';
+
+/**
+ * Reads the body stream, stopping as soon as it passes `MAX_BODY_BYTES`, whatever
+ * Content-Length claims: a client can lie, or send no length at all.
+ */
+const readBytes = async (request: Request): Promise<Uint8Array> => {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+};
+
+/**
+ * Keeps numbers JavaScript holds exactly and hands back the others as LosslessNumber
+ * objects, so validation rejects `12345678901234567890` instead of accepting a rounding.
+ */
+const parseNumberExactly = (text: string): number | LosslessNumber =>
+  isSafeNumber(text) ? Number(text) : new LosslessNumber(text);
+
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/**
+ * Reads a JSON request body: 415 unless it is `application/json`, 413 past 64 KiB,
+ * 400 `invalid_json` when empty, not UTF-8 or not JSON (duplicate keys included).
+ */
+export const readJsonBody = async (request: Request): Promise<unknown> => {
+  if (!isJsonMediaType(request.headers.get('content-type'))) {
+    throw new AnimalStoreError(
+      'unsupported_media_type',
+      'The request body must be JSON, sent with "Content-Type: application/json".',
+    );
+  }
+  const bytes = await readBytes(request);
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch (cause) {
+    throw new AnimalStoreError('invalid_json', 'The request body is not valid UTF-8 text.', { cause });
+  }
+  if (text.trim() === '') {
+    throw new AnimalStoreError('invalid_json', 'The request body is empty; send a JSON object.');
+  }
+  try {
+    return parse(text, undefined, parseNumberExactly);
+  } catch (cause) {
+    const reason = cause instanceof RangeError ? 'it is nested too deeply' : String((cause as Error).message).slice(0, 120);
+    throw new AnimalStoreError('invalid_json', `The request body is not valid JSON: ${reason}.`, { cause });
+  }
+};

@@ -1,0 +1,58 @@
+/** @module The request body of createPet. */
+import * as v from 'valibot';
+import { PetStatus } from './PetStatus.js';
+
+/** The longest name accepted, in Unicode code points (what JSON Schema's maxLength counts). */
+export const NAME_MAX_LENGTH = 200;
+
+/**
+ * Counts code points, not UTF-16 units, so that a name of 200 emoji is as valid here as it
+ * is to any JSON Schema validator reading our OpenAPI document.
+ */
+const codePointLength = (text: string): number => {
+  let length = 0;
+  for (const _ of text) length++;
+  return length;
+};
+
+/** Validates an animal's name: 1 to 200 characters, not only white space, stored as sent. */
+export const PetName = v.pipe(
+  v.string('must be a string'),
+  v.minLength(1, 'must not be empty'),
+  v.check(
+    (name) => codePointLength(name) <= NAME_MAX_LENGTH,
+    `must be at most ${NAME_MAX_LENGTH} characters long`,
+  ),
+  v.regex(/\S/, 'must not be only white space'),
+  // The custom check is invisible to JSON Schema; the metadata carries the bound into the
+  // generated OpenAPI document, where maxLength counts code points as the check does.
+  v.metadata({ maxLength: NAME_MAX_LENGTH }),
+);
+
+/**
+ * Validates a category identifier: a positive integer that JavaScript holds exactly
+ * (1 to 2^53−1). The JSON reader hands over numbers it cannot hold exactly as non-numbers,
+ * so they fail here instead of being rounded.
+ */
+export const CategoryId = v.pipe(
+  v.number('must be an integer from 1 to 9007199254740991'),
+  v.integer('must be an integer from 1 to 9007199254740991, not a fraction'),
+  v.minValue(1, 'must be a positive integer (1 or more)'),
+  v.maxValue(Number.MAX_SAFE_INTEGER, 'must be at most 9007199254740991 (2^53−1)'),
+);
+
+/** The fields of a NewPet; exported so callers can tell known fields from unknown ones. */
+export const NEW_PET_FIELDS = {
+  name: PetName,
+  categoryId: CategoryId,
+  status: v.optional(PetStatus, 'available'),
+};
+
+/** Validates a createPet body: `name` and `categoryId` required, `status` optional, nothing else. */
+export const NewPet = v.strictObject(NEW_PET_FIELDS, 'must be a JSON object');
+
+/** A createPet body as a caller writes it (`status` may be left out). */
+export type NewPetInput = v.InferInput<typeof NewPet>;
+
+/** A createPet body after validation (`status` filled in with `available`). */
+export type NewPet = v.InferOutput<typeof NewPet>;

@@ -1,0 +1,6 @@
+/** @module The valibot schemas: the single source of the service's types and validation. */
+export * from './PetStatus.js';
+export * from './NewPet.js';
+export * from './Pet.js';
+export * from './ListQuery.js';
+export * from './ErrorBody.js';

@@ -1,0 +1,47 @@
+/** @module Turns valibot results into data or one validation_failed error. */
+import * as v from 'valibot';
+import { AnimalStoreError } from './AnimalStoreError.js';
+import type { ErrorDetail } from './schemas/ErrorBody.js';
+
+/** Names an issue's place: the dotted field path, or `rootName` for the value as a whole. */
+const pathOf = (issue: v.BaseIssue<unknown>, rootName: string): string => {
+  const keys = issue.path?.map((item) => String(item.key)) ?? [];
+  return keys.length === 0 ? rootName : keys.join('.');
+};
+
+/** Lists own keys of an object that a strict schema does not know, each as a detail. */
+export const unknownKeyDetails = (input: unknown, known: Record<string, unknown>): ErrorDetail[] => {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return [];
+  const allowed = Object.keys(known).join(', ');
+  return Object.keys(input)
+    .filter((key) => !Object.hasOwn(known, key))
+    .map((key) => ({
+      path: key.length > 32 ? `${key.slice(0, 32)}…` : key,
+      message: `is not a known field (allowed: ${allowed})`,
+    }));
+};
+
+/**
+ * Parses `input` with `schema`, or throws one validation_failed error with one detail per
+ * problem. Unknown keys are reported here, each by name, rather than by valibot, which
+ * stops at the first and is blind to keys such as `__proto__` that objects inherit.
+ */
+export const validate = <S extends v.GenericSchema>(
+  schema: S,
+  input: unknown,
+  { what, rootName, knownKeys }: { what: string; rootName: string; knownKeys?: Record<string, unknown> },
+): v.InferOutput<S> => {
+  const unknown = knownKeys ? unknownKeyDetails(input, knownKeys) : [];
+  const result = v.safeParse(schema, input, { abortPipeEarly: true });
+  if (result.success && unknown.length === 0) return result.output;
+  const issues = result.success ? [] : result.issues;
+  const details: ErrorDetail[] = [
+    ...unknown,
+    ...issues
+      .filter((issue) => !(knownKeys && issue.kind === 'schema' && issue.expected === 'never'))
+      .map((issue) => ({ path: pathOf(issue, rootName), message: issue.message })),
+  ];
+  const summary = details.map((detail) => `${detail.path} ${detail.message}`).join('; ');
+  throw new AnimalStoreError('validation_failed', `${what} is not valid: ${summary}.`, { details });
+};
+
