@@ -1,0 +1,97 @@
+#!/usr/bin/env node
+/**
+ * @module The `animal-store` command: the one place that builds a storage, the service and
+ * a server, and ties them to the process (signals, exit codes, output).
+ */
+import { randomBytes } from 'node:crypto';
+import { createMemoryStorage } from '../storage/createMemoryStorage.js';
+import { openJsonFileStorage } from '../storage/openJsonFileStorage.js';
+import type { PetStorage } from '../core/index.js';
+import { parseServeArgs, USAGE, UsageError, type ServeSettings } from './cli/parseServeArgs.js';
+import { serve } from './node.js';
+
+const out = (line: string) => process.stdout.write(`${line}\n`);
+const err = (line: string) => process.stderr.write(`${line}\n`);
+
+/** Opens the storage the settings ask for; a damaged or locked file ends the start here. */
+const openStorage = async ({ dataFile }: ServeSettings): Promise<PetStorage> =>
+  dataFile === undefined ? createMemoryStorage() : openJsonFileStorage({ file: dataFile });
+
+/** Makes a key when none is configured: the server never runs open. */
+const ensureKeys = (settings: ServeSettings): string[] => {
+  if (settings.keys.length > 0) return settings.keys;
+  const key = randomBytes(24).toString('base64url');
+  out(`no API key configured; generated one for this run: ${key}`);
+  out('set your own with --api-key KEY (repeatable) or ANIMAL_STORE_API_KEYS=KEY1,KEY2');
+  return [key];
+};
+
+const run = async (settings: ServeSettings) => {
+  const storage = await openStorage(settings);
+  const server = await serve({
+    storage,
+    keys: ensureKeys(settings),
+    host: settings.host,
+    port: settings.port,
+    basePath: settings.basePath,
+    ...(settings.corsOrigins.length > 0 ? { cors: { origins: settings.corsOrigins } } : {}),
+    logger: {
+      // Method, path, status and time only: never a header, so never a key.
+      ...(settings.quiet
+        ? {}
+        : { access: (e) => out(`${new Date().toISOString()} ${e.method} ${e.path} ${e.status} ${e.milliseconds.toFixed(1)}ms`) }),
+      warn: (message) => err(`warning: ${message}`),
+      error: (message, error) => err(`error: ${message}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+    },
+  }).catch(async (error: unknown) => {
+    await storage.close();
+    throw error;
+  });
+  out(`listening on ${server.url}`);
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      err(`${signal} again: exiting without waiting`);
+      process.exit(1);
+    }
+    stopping = true;
+    if (!settings.quiet) out(`${signal}: finishing in-flight requests, then stopping`);
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        err(`error while stopping: ${(error as Error).message}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+};
+
+const main = async () => {
+  let request;
+  try {
+    request = parseServeArgs(process.argv.slice(2), process.env);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    err(`animal-store: ${error.message}`);
+    err(USAGE);
+    process.exit(2);
+  }
+  if (request.kind === 'help') return out(USAGE);
+  try {
+    await run(request.settings);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const { host, port } = request.settings;
+    const message =
+      code === 'EADDRINUSE' ? `port ${port} on ${host} is already in use; choose another with --port (0 picks a free one)`
+      : code === 'EADDRNOTAVAIL' ? `cannot listen on ${host}: no such address on this machine`
+      : (error as Error).message;
+    err(`animal-store: ${message}`);
+    process.exit(1);
+  }
+};
+
+await main();

@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest';
+import type { Pet } from '../../core/index.js';
+import { errorOf, makeStore } from './helpers.js';
+
+const statuses = ['available', 'pending', 'sold'] as const;
+const catalogue = (count: number) =>
+  Array.from({ length: count }, (_, i) => ({ name: `Pet ${i + 1}`, categoryId: 1 + (i % 4), status: statuses[i % 3] }));
+
+/** Follows a Link rel="next" header, if any, to a path the test client can call. */
+const nextOf = (response: Response): string | undefined => {
+  const link = response.headers.get('link');
+  const match = link && /^<([^>]+)>; rel="next"$/.exec(link);
+  return match ? match[1] : undefined;
+};
+
+describe('GET /v1/pets', () => {
+  it('lists nothing from an empty catalogue, with no next link', async () => {
+    const { call } = makeStore();
+    const response = await call('/v1/pets');
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual([]);
+    expect(response.headers.get('link')).toBeNull();
+  });
+
+  it('lists 20 animals by default, in ascending id order, with a next link', async () => {
+    const { call, seed } = makeStore();
+    await seed(catalogue(25));
+    const response = await call('/v1/pets');
+    const pets = (await response.json()) as Pet[];
+    expect(pets.map((pet) => pet.id)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(nextOf(response)).toMatch(/^\/v1\/pets\?limit=20&cursor=[A-Za-z0-9_.-]+$/);
+  });
+
+  it('filters by status and keeps the status in the next link', async () => {
+    const { call, seed } = makeStore();
+    await seed(catalogue(12));
+    const response = await call('/v1/pets?status=sold&limit=2');
+    const pets = (await response.json()) as Pet[];
+    expect(pets).toEqual([
+      { id: 3, name: 'Pet 3', categoryId: 3, status: 'sold' },
+      { id: 6, name: 'Pet 6', categoryId: 2, status: 'sold' },
+    ]);
+    const next = nextOf(response)!;
+    expect(next).toMatch(/^\/v1\/pets\?limit=2&status=sold&cursor=/);
+    const second = (await (await call(next)).json()) as Pet[];
+    expect(second.map((pet) => pet.id)).toEqual([9, 12]);
+  });
+
+  it('walks every page exactly once and ends with no next link', async () => {
+    const { call, seed } = makeStore();
+    await seed(catalogue(23));
+    const seen: number[] = [];
+    let path: string | undefined = '/v1/pets?limit=5';
+    let pages = 0;
+    while (path) {
+      const response = await call(path);
+      seen.push(...((await response.json()) as Pet[]).map((pet) => pet.id));
+      path = nextOf(response);
+      pages++;
+    }
+    expect(pages).toBe(5);
+    expect(seen).toEqual(Array.from({ length: 23 }, (_, i) => i + 1));
+  });
+
+  it('gives no next link when the last page is exactly full', async () => {
+    const { call, seed } = makeStore();
+    await seed(catalogue(10));
+    const first = await call('/v1/pets?limit=5');
+    const last = await call(nextOf(first)!);
+    expect(((await last.json()) as Pet[]).length).toBe(5);
+    expect(nextOf(last)).toBeUndefined();
+  });
+
+  it('keeps pages stable while animals are created between them', async () => {
+    const { call, seed, post } = makeStore();
+    await seed(catalogue(6));
+    const first = await call('/v1/pets?limit=4');
+    expect(((await first.json()) as Pet[]).map((pet) => pet.id)).toEqual([1, 2, 3, 4]);
+    await post({ name: 'Late', categoryId: 1 });
+    const second = await call(nextOf(first)!);
+    expect(((await second.json()) as Pet[]).map((pet) => pet.id)).toEqual([5, 6, 7]);
+  });
+
+  it.each(['0', '101', '-1', '1.5', '1e2', '', 'ten', ' 5', '+5', '0x10', '99999999999999999999999'])(
+    'refuses limit=%j with 400 naming limit, never clamping it',
+    async (limit) => {
+      const { call } = makeStore();
+      const response = await call(`/v1/pets?limit=${encodeURIComponent(limit)}`);
+      expect(response.status).toBe(400);
+      const error = await errorOf(response);
+      expect(error.code).toBe('validation_failed');
+      expect(error.details).toEqual([expect.objectContaining({ path: 'limit' })]);
+      expect(error.message).toMatch(/1 to 100/);
+    },
+  );
+
+  it('accepts limit 1 and 100, and leading zeros', async () => {
+    const { call, seed } = makeStore();
+    await seed(catalogue(3));
+    expect(((await (await call('/v1/pets?limit=1')).json()) as Pet[]).length).toBe(1);
+    expect(((await (await call('/v1/pets?limit=100')).json()) as Pet[]).length).toBe(3);
+    expect(((await (await call('/v1/pets?limit=002')).json()) as Pet[]).length).toBe(2);
+  });
+
+  it.each(['Sold', 'lost', '', 'available,sold'])('refuses status=%j with 400 naming status', async (status) => {
+    const { call } = makeStore();
+    const error = await errorOf(await call(`/v1/pets?status=${encodeURIComponent(status)}`));
+    expect(error.status).toBe(400);
+    expect(error.details).toEqual([expect.objectContaining({ path: 'status' })]);
+  });
+
+  it('refuses a parameter given twice, and an unknown parameter', async () => {
+    const { call } = makeStore();
+    const twice = await errorOf(await call('/v1/pets?limit=5&limit=6'));
+    expect(twice).toMatchObject({ status: 400, details: [{ path: 'limit' }] });
+    const unknown = await errorOf(await call('/v1/pets?stauts=sold'));
+    expect(unknown).toMatchObject({ status: 400, details: [{ path: 'stauts' }] });
+  });
+
+  it.each(['abc', 'MToyOg', 'MToyOg.AAAAAAAAAAAAAAAA', '', 'x'.repeat(500), 'MToyOg.Opt3aHJ1615Ro5Hy.x'])(
+    'refuses a cursor the service did not make (%j) with 400 naming cursor',
+    async (cursor) => {
+      const { call, seed } = makeStore();
+      await seed(catalogue(3));
+      const error = await errorOf(await call(`/v1/pets?cursor=${encodeURIComponent(cursor)}`));
+      expect(error.status).toBe(400);
+      expect(error.details).toEqual([expect.objectContaining({ path: 'cursor' })]);
+    },
+  );
+
+  it('refuses a real cursor edited by hand, or reused with another status filter', async () => {
+    const { call, seed } = makeStore();
+    await seed(catalogue(9));
+    const first = await call('/v1/pets?limit=2&status=sold');
+    const cursor = new URL(nextOf(first)!, 'http://x').searchParams.get('cursor')!;
+    const edited = cursor[0] === 'A' ? `B${cursor.slice(1)}` : `A${cursor.slice(1)}`;
+    expect((await call(`/v1/pets?cursor=${edited}&status=sold`)).status).toBe(400);
+    const otherFilter = await errorOf(await call(`/v1/pets?cursor=${cursor}&status=available`));
+    expect(otherFilter).toMatchObject({ status: 400, details: [{ path: 'cursor' }] });
+    expect((await call(`/v1/pets?cursor=${cursor}`)).status).toBe(400);
+    expect((await call(`/v1/pets?cursor=${cursor}&status=sold`)).status).toBe(200);
+  });
+
+  it('accepts a cursor from another service instance with the same secret (restarts)', async () => {
+    const a = makeStore();
+    await a.seed(catalogue(5));
+    const next = nextOf(await a.call('/v1/pets?limit=2'))!;
+    const b = makeStore({ storage: a.storage });
+    expect(((await (await b.call(next)).json()) as Pet[]).map((pet) => pet.id)).toEqual([3, 4]);
+  });
+});
