@@ -1,0 +1,162 @@
+/** Property tests: the limit, paging and validation invariants hold for any input. */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { PET_STATUSES, type Pet, type PetStatus } from '../../core/index.js';
+import { createMemoryStorage } from '../../storage/createMemoryStorage.js';
+import { errorOf, makeStore } from './helpers.js';
+
+const status = fc.constantFrom(...PET_STATUSES);
+const statusFilter = fc.option(status, { nil: undefined });
+
+/** A catalogue of 0–250 animals with ids 1…n, as a storage would hold it. */
+const catalogue = fc
+  .array(fc.record({ name: fc.string({ minLength: 1, maxLength: 8 }).filter((n) => /\S/.test(n)), categoryId: fc.integer({ min: 1, max: 9 }), status }), {
+    maxLength: 250,
+  })
+  .map((pets) => pets.map((pet, i): Pet => ({ id: i + 1, ...pet })));
+
+const nextOf = (response: Response): string | undefined =>
+  /^<([^>]+)>; rel="next"$/.exec(response.headers.get('link') ?? '')?.[1];
+
+const query = (limit: number, filter: PetStatus | undefined) =>
+  `/v1/pets?limit=${limit}${filter ? `&status=${filter}` : ''}`;
+
+/** An oracle for NewPet written without valibot, from the decisions file's words. */
+const isValidNewPet = (value: unknown): boolean => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const body = value as Record<string, unknown>;
+  if (Object.keys(body).some((key) => !['name', 'categoryId', 'status'].includes(key))) return false;
+  const { name, categoryId, status: given } = body;
+  return (
+    typeof name === 'string' && [...name].length >= 1 && [...name].length <= 200 && /\S/.test(name) &&
+    typeof categoryId === 'number' && Number.isSafeInteger(categoryId) && categoryId >= 1 &&
+    (given === undefined || (PET_STATUSES as readonly unknown[]).includes(given))
+  );
+};
+
+/** Bodies near the valid ones: each field dropped or replaced with a stranger, maybe one extra key. */
+const nearNewPet = fc
+  .tuple(
+    fc.record(
+      {
+        name: fc.oneof(fc.string({ maxLength: 210 }), fc.constant('x'.repeat(201)), fc.constant(' '), fc.integer(), fc.constant(null)),
+        categoryId: fc.oneof(fc.integer(), fc.double(), fc.constant(2 ** 53), fc.string(), fc.constant(null)),
+        status: fc.oneof(status, fc.string(), fc.constant(null)),
+      },
+      { requiredKeys: [] },
+    ),
+    fc.option(fc.tuple(fc.constantFrom('id', 'stauts', '__proto__', 'constructor', 'prototype'), fc.jsonValue())),
+  )
+  .map(([body, extra]) => {
+    // defineProperty, because assigning __proto__ would change the prototype, not add a key.
+    if (extra) Object.defineProperty(body, extra[0], { value: extra[1], enumerable: true });
+    return body;
+  });
+
+describe('properties', () => {
+  it('a page holds min(limit, matching) animals, all matching, in ascending id order', async () => {
+    await fc.assert(
+      fc.asyncProperty(catalogue, fc.integer({ min: 1, max: 100 }), statusFilter, async (pets, limit, filter) => {
+        const { call } = makeStore({ storage: createMemoryStorage(pets) });
+        const response = await call(query(limit, filter));
+        expect(response.status).toBe(200);
+        const page = (await response.json()) as Pet[];
+        const matching = pets.filter((pet) => filter === undefined || pet.status === filter);
+        expect(page).toEqual(matching.slice(0, limit));
+        expect(nextOf(response) !== undefined).toBe(matching.length > limit);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('walking next links yields every matching animal exactly once, even with creates between pages', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        catalogue,
+        fc.integer({ min: 1, max: 100 }),
+        statusFilter,
+        fc.array(status, { maxLength: 5 }),
+        async (pets, limit, filter, createdBetween) => {
+          const { call, post } = makeStore({ storage: createMemoryStorage(pets) });
+          const seen: Pet[] = [];
+          let path: string | undefined = query(limit, filter);
+          let pending = [...createdBetween];
+          for (let pages = 0; path !== undefined; pages++) {
+            expect(pages).toBeLessThanOrEqual(pets.length + createdBetween.length + 1);
+            const response: Response = await call(path);
+            seen.push(...((await response.json()) as Pet[]));
+            path = nextOf(response);
+            const created = pending.shift();
+            if (created) expect((await post({ name: 'Late', categoryId: 1, status: created })).status).toBe(201);
+          }
+          const ids = seen.map((pet) => pet.id);
+          expect(new Set(ids).size).toBe(ids.length);
+          expect(ids).toEqual([...ids].sort((a, b) => a - b));
+          const expected = pets.filter((pet) => filter === undefined || pet.status === filter);
+          // Everything that existed at the start is seen once; later animals may or may not be.
+          expect(seen.slice(0, expected.length)).toEqual(expected);
+          expect(seen.slice(expected.length).every((pet) => pet.id > pets.length && pet.name === 'Late')).toBe(true);
+          expect(seen.every((pet) => filter === undefined || pet.status === filter)).toBe(true);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('any limit outside 1..100, or any non-digit string, is a 400 naming limit', async () => {
+    const { call } = makeStore();
+    const badLimit = fc.oneof(
+      fc.integer({ max: 0 }).map(String),
+      fc.integer({ min: 101 }).map(String),
+      fc.string().filter((text) => !/^[0-9]+$/.test(text)),
+      fc.double({ noInteger: true }).map(String),
+    );
+    await fc.assert(
+      fc.asyncProperty(badLimit, async (limit) => {
+        const response = await call(`/v1/pets?limit=${encodeURIComponent(limit)}`);
+        expect(response.status).toBe(400);
+        expect((await errorOf(response)).details).toEqual([expect.objectContaining({ path: 'limit' })]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('any body that is not a valid NewPet is a 400 and stores nothing', async () => {
+    const { post, listAll } = makeStore();
+    const body = fc.oneof(fc.jsonValue(), nearNewPet, fc.anything());
+    // Judge what the server will read: the JSON text, not the JavaScript value it came from.
+    const text = body.map((value) => JSON.stringify(value) ?? 'undefined');
+    await fc.assert(
+      fc.asyncProperty(text.filter((json) => json === 'undefined' || !isValidNewPet(JSON.parse(json))), async (json) => {
+        const response = await post(json);
+        expect(response.status).toBe(400);
+        expect(['validation_failed', 'invalid_json']).toContain((await errorOf(response)).code);
+      }),
+      { numRuns: 400 },
+    );
+    expect(await listAll()).toEqual([]);
+  });
+
+  it('create-then-get returns what was created', async () => {
+    const { post, call } = makeStore();
+    const newPet = fc.record(
+      {
+        name: fc.string({ minLength: 1, maxLength: 200, unit: 'grapheme' }).filter((name) => /\S/.test(name) && [...name].length <= 200),
+        categoryId: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+        status,
+      },
+      { requiredKeys: ['name', 'categoryId'] },
+    );
+    await fc.assert(
+      fc.asyncProperty(newPet, async (pet) => {
+        const created = await post(pet);
+        expect(created.status).toBe(201);
+        const body = (await created.json()) as Pet;
+        expect(body).toEqual({ ...pet, status: pet.status ?? 'available', id: body.id });
+        const fetched = await call(created.headers.get('location')!);
+        expect(await fetched.json()).toEqual(body);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
