@@ -6,7 +6,7 @@ import { createServerAdapter } from '@whatwg-node/server';
 import { createAnimalStore, type AnimalStore, type AnimalStoreOptions, type Sha256 } from '../core/index.js';
 
 export { createMemoryStorage } from '../storage/createMemoryStorage.js';
-// openJsonFileStorage is re-exported here once storage/openJsonFileStorage.ts lands.
+export { openJsonFileStorage } from '../storage/openJsonFileStorage.js';
 
 /** How to run the standalone server: the service's options plus where to listen. */
 export interface ServeOptions extends AnimalStoreOptions {
