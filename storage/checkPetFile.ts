@@ -1,0 +1,63 @@
+/** @module Checks a parsed data file quickly, and names its first problem when it has one. */
+import * as v from 'valibot';
+import { Pet } from '../core/schemas/Pet.js';
+import { idProblemAt, nextIdProblem, PET_FILE_HEADER, type PetFileData, type PetFileProblem } from './PetFile.js';
+
+/** The file without its animals: checked first, so a wrong top level is named as such. */
+const PetFileHeader = v.strictObject(
+  { ...PET_FILE_HEADER, pets: v.array(v.unknown(), 'must be an array of animals') },
+  'must be a JSON object with "format", "nextId" and "pets"',
+);
+
+/** How many fields an animal has; valibot's strictObject cannot see a stray `__proto__` key. */
+const PET_FIELD_COUNT = Object.keys(Pet.entries).length;
+
+/** Where an issue is, written as in the file: `pets[12].categoryId`. */
+const pathOf = (prefix: string, issue: v.BaseIssue<unknown>): string =>
+  (issue.path ?? []).reduce(
+    (path: string, item) =>
+      typeof item.key === 'number' ? `${path}[${item.key}]` : `${path}${path ? '.' : ''}${String(item.key)}`,
+    prefix,
+  );
+
+/** One problem for an issue: valibot's own words for missing and unknown fields speak of keys, not animals. */
+const problemOf = (prefix: string, issue: v.BaseIssue<unknown>): PetFileProblem => {
+  const path = pathOf(prefix, issue) || 'the file';
+  if (issue.kind === 'schema' && issue.type.endsWith('object') && issue.path?.length) {
+    if (issue.expected === 'never') return { path, message: 'is not a known field' };
+    if (issue.received === 'undefined') return { path, message: 'is missing' };
+  }
+  return { path, message: issue.message };
+};
+
+/** The first problem of one animal, which `v.is` has already found invalid or odd. */
+const petProblem = (pet: unknown, position: number): PetFileProblem => {
+  const result = v.safeParse(Pet, pet, { abortEarly: true });
+  if (!result.success) return problemOf(`pets[${position}]`, result.issues[0]);
+  const stray = Object.keys(pet as object).find((key) => !Object.hasOwn(Pet.entries, key)) ?? 'an unknown key';
+  return { path: `pets[${position}].${stray}`, message: 'is not a known field' };
+};
+
+/**
+ * Returns the file's content when it is a valid data file, else its first problem in file
+ * order, such as `{path: 'pets[12].categoryId', message: 'must be a positive integer (1 or more)'}`.
+ *
+ * Same rules as the `PetFile` schema, in a faster order: the header once, then each animal
+ * with `v.is` (which makes no issue objects on the common, valid path) and its id against
+ * the one before; only the first animal that fails is parsed again with `v.safeParse`, for
+ * the message. At a million animals this keeps opening within its budget.
+ */
+export const checkPetFile = (value: unknown): { data: PetFileData } | { problem: PetFileProblem } => {
+  const header = v.safeParse(PetFileHeader, value, { abortEarly: true });
+  if (!header.success) return { problem: problemOf('', header.issues[0]) };
+  const { format, nextId, pets } = header.output;
+  for (let position = 0; position < pets.length; position++) {
+    const pet = pets[position];
+    if (!v.is(Pet, pet) || Object.keys(pet).length !== PET_FIELD_COUNT) return { problem: petProblem(pet, position) };
+    const problem = idProblemAt(pets as Pet[], position);
+    if (problem) return { problem };
+  }
+  const checked = pets as PetFileData['pets'];
+  const problem = nextIdProblem(checked, nextId);
+  return problem ? { problem } : { data: { format, nextId, pets: checked } };
+};
