@@ -1,0 +1,119 @@
+/**
+ * @module animal-store/express: mounts the service on an Express 5 app at any path.
+ *
+ * `app.use('/catalogue', animalStore({ storage, keys }))` serves `/catalogue/v1/pets`, with
+ * links and `Location` headers under `/catalogue`, and touches nothing outside its mount.
+ * No body parser is needed. One installed before the mount (say a global `express.json()`)
+ * is tolerated: the body it consumed is handed to the service (text and buffers exactly,
+ * parsed JSON re-serialised), and a body it refused as malformed or too large is answered
+ * by the service as if no parser had run. See `animalStore` for the details.
+ */
+import { Readable } from 'node:stream';
+import type { ErrorRequestHandler, Request as ExpressRequest, RequestHandler } from 'express';
+import { createAnimalStore, type AnimalStore, type AnimalStoreOptions } from '../core/index.js';
+import { MAX_BODY_BYTES } from '../core/http/readJsonBody.js';
+
+/** What a body parser that ran before us left behind, or `undefined` when it read nothing. */
+type ParsedBody = { body: string | Uint8Array } | { body: null } | undefined;
+
+/**
+ * The body an earlier parser consumed, in a form the service can read again. Text and
+ * buffers (`express.text()`, `express.raw()`) are the exact bytes sent; anything else was
+ * parsed JSON and is written back as JSON. Express 5 leaves `req.body` undefined until a
+ * parser runs, so `undefined` means the stream is still unread.
+ */
+const consumedBody = (req: ExpressRequest): ParsedBody => {
+  const body: unknown = req.body;
+  if (body === undefined) return undefined;
+  // express.json() turns an empty body into {}; the service must still see it as empty.
+  if (req.headers['content-length'] === '0') return { body: null };
+  if (typeof body === 'string' || body instanceof Uint8Array) return { body };
+  return { body: JSON.stringify(body) };
+};
+
+/** Builds the Web Request for an Express request, from its original URL (mount path included). */
+const toWebRequest = (req: ExpressRequest, replayed?: { body: string | null; headers?: Record<string, string> }): Request => {
+  const headers = new Headers();
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  for (const [name, value] of Object.entries(replayed?.headers ?? {})) headers.set(name, value);
+  // Only the path matters to the service; the Host header is the client's word, so not trusted here.
+  const url = /^https?:\/\//i.test(req.originalUrl) ? req.originalUrl : `http://localhost${req.originalUrl}`;
+  const init: RequestInit & { duplex?: 'half' } = { method: req.method, headers };
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    const parsed = replayed ?? consumedBody(req);
+    if (parsed) init.body = parsed.body as BodyInit | null;
+    else {
+      init.body = Readable.toWeb(req) as ReadableStream<Uint8Array>;
+      init.duplex = 'half';
+    }
+  }
+  return new Request(url, init);
+};
+
+/** Writes a Web Response through Express's response. */
+const send = async (response: Response, res: Parameters<RequestHandler>[1]): Promise<void> => {
+  res.status(response.status);
+  response.headers.forEach((value, name) => res.setHeader(name, value));
+  res.end(Buffer.from(await response.arrayBuffer()));
+};
+
+/** A body-parser error; `body` is the text it could not parse, when it got that far. */
+interface BodyParserError {
+  type: string;
+  body?: unknown;
+  length?: number;
+  received?: number;
+}
+
+/**
+ * The middleware: a request handler, and an error handler for a body parser's refusals
+ * (Express only hands errors to four-argument functions, so one function cannot do both).
+ * Express flattens the pair wherever middleware is accepted: `app.use(path, animalStore(…))`.
+ */
+export type AnimalStoreMiddleware = [RequestHandler, ErrorRequestHandler];
+
+const isBodyParserError = (error: unknown): error is BodyParserError =>
+  typeof error === 'object' && error !== null && typeof (error as { type?: unknown }).type === 'string';
+
+/**
+ * Creates Express middleware serving animal-store under its mount path. Pass the service's
+ * options, or a service built with `createAnimalStore` (to share it with other adapters or
+ * reach `store.catalogue`).
+ *
+ * With a body parser installed before the mount:
+ * - `express.raw()` / `express.text()`: the service reads the exact bytes that were sent.
+ * - `express.json()`: the service reads the parsed value written back as JSON, so JSON
+ *   details the parser has already smoothed over are not seen (duplicate keys, a fraction
+ *   such as `1.0000000000000001`); integers beyond 2^53−1 are still refused, never rounded.
+ * - The parser's own refusals are answered by the service, as Error bodies: malformed JSON
+ *   (`invalid_json`, or `unauthorized` without a valid key) and bodies over the parser's
+ *   limit (`payload_too_large`). Other parser errors go on to the app's error handlers.
+ *
+ * @param options The service's options, or a built service.
+ * @returns The middleware to pass to `app.use(path, …)`.
+ */
+export const animalStore = (options: AnimalStoreOptions | AnimalStore): AnimalStoreMiddleware => {
+  const store = typeof options === 'function' ? options : createAnimalStore(options);
+
+  const handle: RequestHandler = async (req, res) => {
+    await send(await store(toWebRequest(req), { mountPath: req.baseUrl }), res);
+  };
+
+  // Errors from a parser that ran before us: replay the request as it arrived, as far as known.
+  const replayParserError: ErrorRequestHandler = async (error: unknown, req, res, next) => {
+    if (!isBodyParserError(error)) return next(error);
+    if (error.type === 'entity.parse.failed' && typeof error.body === 'string') {
+      return send(await store(toWebRequest(req, { body: error.body }), { mountPath: req.baseUrl }), res);
+    }
+    // The parser stopped reading; its byte count is what the service's own size check needs.
+    // Under our bound, the refusal came from the app's stricter limit, which is the app's to answer.
+    const length = error.length ?? error.received;
+    if (error.type === 'entity.too.large' && length !== undefined && length > MAX_BODY_BYTES) {
+      const replay = { body: null, headers: { 'content-length': String(length) } };
+      return send(await store(toWebRequest(req, replay), { mountPath: req.baseUrl }), res);
+    }
+    return next(error);
+  };
+
+  return [handle, replayParserError];
+};

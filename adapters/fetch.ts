@@ -1,0 +1,92 @@
+/**
+ * @module animal-store/fetch: the service for fetch runtimes (Bun, Deno, Cloudflare
+ * Workers, framework route handlers), with in-memory storage. No Node import: this file
+ * loads where there is no file system.
+ *
+ * `export { default } from 'animal-store/fetch'` is a whole worker; keys come from
+ * `ANIMAL_STORE_API_KEYS` (comma-separated). `createFetchHandler` is the explicit setup.
+ */
+import { createAnimalStore, type AnimalStore, type AnimalStoreOptions } from '../core/index.js';
+import { createMemoryStorage } from '../storage/createMemoryStorage.js';
+
+/** The name of the environment variable holding the API keys, comma-separated. */
+export const API_KEYS_VARIABLE = 'ANIMAL_STORE_API_KEYS';
+
+/** How to build a fetch handler: the service's options, plus where it is mounted. */
+export interface FetchHandlerOptions extends AnimalStoreOptions {
+  /**
+   * The path a framework routes to this handler, when the service does not own the whole
+   * origin: for a Next.js route at `app/catalogue/[...path]/route.ts`, `/catalogue`.
+   */
+  mountPath?: string;
+}
+
+/** A fetch-runtime handler: `{ fetch }` is the shape Bun, Deno and Workers serve. */
+export interface FetchHandler {
+  /** Answers one request; never throws (every failure is an Error response). */
+  fetch(request: Request): Promise<Response>;
+  /** The service behind it, for its catalogue. */
+  store: AnimalStore;
+}
+
+/**
+ * Creates a fetch handler from explicit options.
+ *
+ * @example
+ * const handler = createFetchHandler({ storage: createMemoryStorage(), keys: ['secret'] });
+ * Deno.serve(handler.fetch);
+ */
+export const createFetchHandler = ({ mountPath, ...options }: FetchHandlerOptions): FetchHandler => {
+  const store = createAnimalStore(options);
+  const context = mountPath === undefined ? undefined : { mountPath };
+  return { fetch: (request) => store(request, context), store };
+};
+
+/** Environment variables as Workers pass them (`env`) or Node-like runtimes expose them. */
+type Env = Record<string, unknown> | undefined;
+
+/** Reads comma-separated keys, ignoring blanks around and between them. */
+const keysOf = (value: unknown): string[] =>
+  typeof value === 'string' ? value.split(',').map((key) => key.trim()).filter((key) => key !== '') : [];
+
+/** A random key for a handler started without one: the service never runs open. */
+const randomKey = (): string => {
+  const bytes = crypto.getRandomValues(new Uint8Array(24));
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+};
+
+let defaultHandler: FetchHandler | undefined;
+
+/**
+ * Builds the default handler on its first request, when a Worker's `env` is first known.
+ * Keys come from `env.ANIMAL_STORE_API_KEYS`, else from `process.env` where there is one.
+ * With neither, one random key is made and logged once, as the standalone server does.
+ */
+const defaultHandlerFor = (env: Env): FetchHandler => {
+  if (defaultHandler) return defaultHandler;
+  const processEnv = (globalThis as { process?: { env?: Env } }).process?.env;
+  let keys = keysOf(env?.[API_KEYS_VARIABLE]);
+  if (keys.length === 0) keys = keysOf(processEnv?.[API_KEYS_VARIABLE]);
+  if (keys.length === 0) {
+    keys = [randomKey()];
+    console.warn(`animal-store: ${API_KEYS_VARIABLE} is not set; generated an API key for this instance: ${keys[0]}`);
+  }
+  defaultHandler = createFetchHandler({ storage: createMemoryStorage(), keys });
+  return defaultHandler;
+};
+
+/**
+ * The default fetch-runtime service: in-memory storage (one catalogue per running
+ * instance, gone when it stops), served at the origin's root (`/v1/pets`, `/healthz`).
+ */
+export default {
+  /**
+   * Answers one request.
+   *
+   * @param request The request.
+   * @param env The bindings a Worker passes as the second argument, if any.
+   */
+  async fetch(request: Request, env?: Env): Promise<Response> {
+    return defaultHandlerFor(env).fetch(request);
+  },
+};
