@@ -1,0 +1,80 @@
+/**
+ * @module Kiosk example: serves a small web page (index.html, kiosk.js, kiosk.css) on one
+ * origin and the catalogue API on another port, with CORS allowing exactly the page's
+ * origin, as a shop's kiosk screen would have it. The page lists animals with a status
+ * filter and paging, and adds animals through a form. The API keeps a seeded catalogue in
+ * memory, so every start shows the same animals.
+ *
+ * The page gets the API's address and a kiosk key from `/config.json`. Anything a browser
+ * is given can be read by whoever sits at it, so give the kiosk its own key (accepted beside
+ * the others and rotated on its own) and never an operator's key.
+ *
+ * Run: `npx tsx examples/kiosk/server.ts`, then open the printed address.
+ * KIOSK_PORT (8080) and API_PORT (8081) choose the ports; KIOSK_API_KEY the kiosk's key.
+ */
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createMemoryStorage, serve } from 'animal-store/node';
+import type { Pet } from 'animal-store';
+
+const host = '127.0.0.1';
+const kioskKey = process.env.KIOSK_API_KEY ?? 'kiosk-demo-key';
+
+/** The animals the kiosk starts with: enough for more than one page of each filter. */
+const seed: Pet[] = [
+  { id: 1, name: 'Biscuit', categoryId: 1, status: 'available' },
+  { id: 2, name: 'Nimbus', categoryId: 2, status: 'pending' },
+  { id: 3, name: 'Pepper', categoryId: 1, status: 'available' },
+  { id: 4, name: 'Juniper', categoryId: 3, status: 'sold' },
+  { id: 5, name: 'Mochi', categoryId: 2, status: 'available' },
+  { id: 6, name: 'Clover', categoryId: 4, status: 'available' },
+  { id: 7, name: 'Saffron', categoryId: 3, status: 'pending' },
+  { id: 8, name: 'Tofu', categoryId: 1, status: 'available' },
+  { id: 9, name: 'Waffles', categoryId: 2, status: 'available' },
+];
+
+/** The page's files, by the path they are served at. */
+const pageFiles: Record<string, { file: string; type: string }> = {
+  '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
+  '/kiosk.js': { file: 'kiosk.js', type: 'text/javascript; charset=utf-8' },
+  '/kiosk.css': { file: 'kiosk.css', type: 'text/css; charset=utf-8' },
+};
+
+let pageConfig = '';
+const page = createServer(async (request, response) => {
+  const path = new URL(request.url ?? '/', 'http://kiosk').pathname;
+  if (path === '/config.json') {
+    response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+    return response.end(pageConfig);
+  }
+  const served = pageFiles[path];
+  if (!served || request.method !== 'GET') {
+    response.writeHead(404, { 'content-type': 'text/plain' });
+    return response.end('Not found');
+  }
+  response.writeHead(200, { 'content-type': served.type });
+  response.end(await readFile(new URL(served.file, import.meta.url)));
+});
+await new Promise<void>((resolve) => page.listen(Number(process.env.KIOSK_PORT ?? 8080), host, resolve));
+const pageOrigin = `http://${host}:${(page.address() as AddressInfo).port}`;
+
+// The API allows the page's origin, and only it: a browser on any other site gets no answer it can read.
+const api = await serve({
+  storage: createMemoryStorage(seed),
+  keys: [kioskKey],
+  host,
+  port: Number(process.env.API_PORT ?? 8081),
+  cors: { origins: [pageOrigin] },
+});
+pageConfig = JSON.stringify({ apiBase: api.url, apiKey: kioskKey, pageSize: 4 });
+console.log(`kiosk on ${pageOrigin}/ using the API at ${api.url}`);
+
+/** Closes both servers, on Ctrl-C or a process manager's SIGTERM. */
+const stop = async () => {
+  page.close();
+  page.closeIdleConnections();
+  await api.close();
+};
+process.once('SIGINT', stop);
+process.once('SIGTERM', stop);
