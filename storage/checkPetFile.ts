@@ -1,6 +1,7 @@
 /** @module Checks a parsed data file quickly, and names its first problem when it has one. */
 import * as v from 'valibot';
 import { Pet } from '../core/schemas/Pet.js';
+import { quickIsPet } from './quickIsPet.js';
 import { idProblemAt, nextIdProblem, PET_FILE_HEADER, type PetFileData, type PetFileProblem } from './PetFile.js';
 
 /** The file without its animals: checked first, so a wrong top level is named as such. */
@@ -43,9 +44,9 @@ const petProblem = (pet: unknown, position: number): PetFileProblem => {
  * order, such as `{path: 'pets[12].categoryId', message: 'must be a positive integer (1 or more)'}`.
  *
  * Same rules as the `PetFile` schema, in a faster order: the header once, then each animal
- * with `v.is` (which makes no issue objects on the common, valid path) and its id against
- * the one before; only the first animal that fails is parsed again with `v.safeParse`, for
- * the message. At a million animals this keeps opening within its budget.
+ * and its id against the one before. An animal passes if `quickIsPet` (sound, a tenth of
+ * valibot's cost) or else `v.is(Pet)` accepts it; only the first that fails is parsed again
+ * with `v.safeParse`, for the message. At a million animals this keeps opening quick.
  */
 export const checkPetFile = (value: unknown): { data: PetFileData } | { problem: PetFileProblem } => {
   const header = v.safeParse(PetFileHeader, value, { abortEarly: true });
@@ -53,7 +54,8 @@ export const checkPetFile = (value: unknown): { data: PetFileData } | { problem:
   const { format, nextId, pets } = header.output;
   for (let position = 0; position < pets.length; position++) {
     const pet = pets[position];
-    if (!v.is(Pet, pet) || Object.keys(pet).length !== PET_FIELD_COUNT) return { problem: petProblem(pet, position) };
+    const valid = quickIsPet(pet) || (v.is(Pet, pet) && Object.keys(pet).length === PET_FIELD_COUNT);
+    if (!valid) return { problem: petProblem(pet, position) };
     const problem = idProblemAt(pets as Pet[], position);
     if (problem) return { problem };
   }
