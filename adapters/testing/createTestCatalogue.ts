@@ -1,0 +1,98 @@
+/**
+ * @module A catalogue for test apps: seeded, resettable between tests, and able to slow
+ * down or fail chosen operations on demand.
+ */
+import { createAnimalStore, type AnimalStore, type AnimalStoreOptions } from '../../core/createAnimalStore.js';
+import type { Catalogue } from '../../core/createCatalogue.js';
+import type { PetStorage } from '../../core/PetStorage.js';
+import { createMemoryStorage } from '../../storage/createMemoryStorage.js';
+import { toSeedPets, type Seed } from './toSeedPets.js';
+import { isInjectedFault, withFaults, type Fault } from './withFaults.js';
+
+/** How to build a test catalogue; every field is optional. */
+export interface TestCatalogueOptions extends Partial<Omit<AnimalStoreOptions, 'storage'>> {
+  /** The animals it starts with (and returns to on `reset()`); validated, see `Seed`. */
+  seed?: Seed;
+  /** Faults in force from the start (and again after `reset()`). */
+  faults?: readonly Fault[];
+}
+
+/** A catalogue for tests, with HTTP and in-process access to the same animals. */
+export interface TestCatalogue {
+  /** The service: a fetch-style handler, to mount with any adapter (`animalStore(store)`). */
+  store: AnimalStore;
+  /** The in-process catalogue over the same animals. */
+  catalogue: Catalogue;
+  /** A valid API key: the first of `keys`, `test-key` by default. */
+  apiKey: string;
+  /** A base URL for `createClient` together with `fetch`: `http://animal-store.test/v1`. */
+  baseUrl: string;
+  /**
+   * A `fetch` that calls the service in-process, no socket: relative URLs are resolved
+   * against `baseUrl`'s origin. Pass it to `createClient({ baseUrl, apiKey, fetch })`.
+   */
+  fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>;
+  /** Back to the seed and the faults given at creation; ids start again after the seed. */
+  reset(): void;
+  /** Slows down or fails an operation from now on, until `clearFaults()` or `reset()`. */
+  inject(fault: Fault): void;
+  /** Removes every fault, including those given at creation, until `reset()`. */
+  clearFaults(): void;
+}
+
+const ORIGIN = 'http://animal-store.test';
+
+/**
+ * Creates a test catalogue over memory storage. Injected failures are not logged as
+ * errors (they are expected); any other failure is, through `logger` or `console`.
+ *
+ * @example
+ * const pets = createTestCatalogue({ seed: [{ name: 'Rex', categoryId: 1 }] });
+ * beforeEach(() => pets.reset());
+ * it('shows an error when the catalogue is down', async () => {
+ *   pets.inject({ operation: 'listPets', error: 'storage_unavailable' });
+ *   // … drive the app under test against pets.store, pets.fetch or animalStore(pets.store)
+ * });
+ */
+export const createTestCatalogue = (options: TestCatalogueOptions = {}): TestCatalogue => {
+  const { seed = [], faults: initialFaults = [], keys = ['test-key'], logger = {}, ...rest } = options;
+  const seedPets = toSeedPets(seed);
+  let memory = createMemoryStorage(seedPets);
+  // The service keeps one storage for life; reset swaps what this one delegates to.
+  const current: PetStorage = {
+    create: (pet) => memory.create(pet),
+    get: (id) => memory.get(id),
+    list: (page) => memory.list(page),
+    close: () => memory.close(),
+  };
+  const storage = withFaults(current);
+  const store = createAnimalStore({
+    ...rest,
+    keys,
+    storage,
+    logger: {
+      ...logger,
+      error: (message, error) => {
+        if (isInjectedFault(error)) return;
+        (logger.error ?? console.error)(message, error);
+      },
+    },
+  });
+  const injectInitialFaults = () => initialFaults.forEach((fault) => storage.inject(fault));
+  injectInitialFaults();
+
+  return {
+    store,
+    catalogue: store.catalogue,
+    apiKey: keys[0]!,
+    baseUrl: `${ORIGIN}${(rest.basePath ?? '/v1').replace(/\/+$/, '')}`,
+    fetch: (input, init) => store(new Request(input instanceof Request ? input : new URL(input, ORIGIN), init)),
+    reset() {
+      memory = createMemoryStorage(seedPets);
+      storage.clearFaults();
+      injectInitialFaults();
+    },
+    inject: (fault) => storage.inject(fault),
+    clearFaults: () => storage.clearFaults(),
+  };
+};
