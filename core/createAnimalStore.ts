@@ -7,7 +7,7 @@ import { createCors, type CorsOptions } from './http/cors.js';
 import { deprecationHeaders } from './http/deprecation.js';
 import { createOpenApiDocument } from './http/openApiDocument.js';
 import { createPetRoute, getPetRoute, listPetsRoute, type RouteContext } from './http/petRoutes.js';
-import { errorResponse, jsonResponse } from './http/responses.js';
+import { createResponder } from './http/responses.js';
 import type { PetStorage } from './PetStorage.js';
 
 /** One line of the access log: never a key, never a body. */
@@ -46,6 +46,11 @@ export interface AnimalStoreOptions {
   cursorSecret?: string;
   /** SHA-256 for key digests and cursor seals; Web Crypto by default. */
   sha256?: Sha256;
+  /**
+   * The fetch API classes to answer with; the runtime's `Response` by default. A server
+   * adapter passes its own when it can send those faster (see adapters/node.ts).
+   */
+  fetchAPI?: { Response: typeof Response };
 }
 
 /** How often one key has called the deprecated getPet. */
@@ -85,14 +90,6 @@ const normaliseBasePath = (basePath: string): string => {
 const allowOf = (methods: Methods): string =>
   [...(methods.GET ? ['GET', 'HEAD'] : []), ...(methods.POST ? ['POST'] : [])].join(', ');
 
-/** Drops the body of a GET answer for HEAD, keeping its headers and its length. */
-const withoutBody = async (response: Response): Promise<Response> => {
-  const length = new TextEncoder().encode(await response.text()).byteLength;
-  const headers = new Headers(response.headers);
-  headers.set('content-length', String(length));
-  return new Response(null, { status: response.status, headers });
-};
-
 /**
  * Creates the service. The result answers any Web Request under the base path (`/v1`),
  * plus `/healthz`, and never throws: every failure becomes an Error response.
@@ -106,14 +103,15 @@ export const createAnimalStore = (options: AnimalStoreOptions): AnimalStore => {
   const reportError = logger.error ?? ((message: string, error: unknown) => console.error(message, error));
   const checkBearer = createBearerCheck(options.keys, sha256);
   const cors = createCors(options.cors);
+  const respond = createResponder(options.fetchAPI?.Response ?? Response, reportError);
   const catalogue = createCatalogue({
     storage: options.storage,
     sha256,
     ...(options.cursorSecret === undefined ? {} : { cursorSecret: options.cursorSecret }),
   });
 
-  const pets: Methods = { GET: listPetsRoute(catalogue), POST: createPetRoute(catalogue) };
-  const pet: Methods = { GET: getPetRoute(catalogue) };
+  const pets: Methods = { GET: listPetsRoute(catalogue, respond), POST: createPetRoute(catalogue, respond) };
+  const pet: Methods = { GET: getPetRoute(catalogue, respond) };
   const openApiDocuments = new Map<string, string>();
   const openApi: Methods = {
     GET: async ({ base }) => {
@@ -122,10 +120,10 @@ export const createAnimalStore = (options: AnimalStoreOptions): AnimalStore => {
         document = JSON.stringify(createOpenApiDocument(base));
         openApiDocuments.set(base, document);
       }
-      return new Response(document, { headers: { 'content-type': 'application/json' } });
+      return new (options.fetchAPI?.Response ?? Response)(document, { headers: { 'content-type': 'application/json' } });
     },
   };
-  const health: Methods = { GET: async () => jsonResponse(200, { status: 'ok' }) };
+  const health: Methods = { GET: async () => respond.json(200, { status: 'ok' }) };
 
   const deprecatedUses = new Map<number, DeprecatedUse>();
   const countDeprecatedUse = (caller: Caller, base: string) => {
@@ -134,7 +132,7 @@ export const createAnimalStore = (options: AnimalStoreOptions): AnimalStore => {
     deprecatedUses.set(caller.keyIndex, { ...caller, calls: 1 });
     warn(
       `deprecated GET ${base}/pets/{petId} called with API key #${caller.keyIndex + 1} (sha256 ${caller.keyFingerprint}…); ` +
-        'it will be removed on 5 December 2030, use GET /pets?status=… instead',
+        `it will be removed on 5 December 2030; use GET ${base}/pets?status=… instead`,
     );
   };
 
@@ -152,8 +150,7 @@ export const createAnimalStore = (options: AnimalStoreOptions): AnimalStore => {
     return undefined;
   };
 
-  const handle = async (request: Request, mountPath: string): Promise<Response> => {
-    const url = new URL(request.url);
+  const handle = async (request: Request, url: URL, mountPath: string): Promise<Response> => {
     const base = `${mountPath}${basePath}`;
     const route = match(url.pathname, mountPath);
     const preflight = cors.preflight(request, route && allowOf(route.methods));
@@ -164,11 +161,10 @@ export const createAnimalStore = (options: AnimalStoreOptions): AnimalStore => {
     if (!route) {
       throw new AnimalStoreError('not_found', `There is nothing at ${url.pathname.slice(0, 64)}; the operations live under ${base}/pets.`);
     }
-    const extraHeaders = route.deprecated ? deprecationHeaders(base) : undefined;
+    const headers = route.deprecated ? deprecationHeaders(base) : undefined;
     if (route.deprecated && caller) countDeprecatedUse(caller, base);
     try {
-      const method = request.method === 'HEAD' ? 'GET' : request.method;
-      const handler = route.methods[method as keyof Methods];
+      const handler = route.methods[(request.method === 'HEAD' ? 'GET' : request.method) as keyof Methods];
       if (!handler) {
         const allow = allowOf(route.methods);
         throw new AnimalStoreError('method_not_allowed', `${request.method.slice(0, 16)} is not allowed here; use ${allow}.`, {
@@ -177,34 +173,28 @@ export const createAnimalStore = (options: AnimalStoreOptions): AnimalStore => {
       }
       const context: RouteContext = { request, url, base };
       if (route.petId !== undefined) context.petId = route.petId;
-      const response = await handler(context);
-      if (extraHeaders) for (const [name, value] of Object.entries(extraHeaders)) response.headers.set(name, value);
-      return request.method === 'HEAD' ? await withoutBody(response) : response;
+      if (headers) context.headers = headers;
+      return await handler(context);
     } catch (error) {
-      if (!extraHeaders) throw error;
-      const response = errorResponse(error, reportError, `${request.method} ${url.pathname}`);
-      for (const [name, value] of Object.entries(extraHeaders)) response.headers.set(name, value);
-      return request.method === 'HEAD' ? await withoutBody(response) : response;
+      // The route's own headers (deprecation) mark its errors too, once a caller is known.
+      if (!headers) throw error;
+      return respond.error(error, `${request.method} ${url.pathname}`, headers);
     }
   };
 
   const store = (async (request: Request, context?: RequestContext) => {
     const started = clock();
+    const url = new URL(request.url);
     const mountPath = context?.mountPath?.replace(/\/+$/, '') ?? '';
     let response: Response;
     try {
-      response = await handle(request, mountPath);
+      response = await handle(request, url, mountPath);
     } catch (error) {
-      response = errorResponse(error, reportError, `${request.method} ${request.url}`);
-      if (request.method === 'HEAD') response = await withoutBody(response);
+      response = respond.error(error, `${request.method} ${url.pathname}`);
     }
+    if (request.method === 'HEAD') response = await respond.withoutBody(response);
     response = cors.decorate(request, response);
-    logger.access?.({
-      method: request.method,
-      path: new URL(request.url).pathname,
-      status: response.status,
-      milliseconds: clock() - started,
-    });
+    logger.access?.({ method: request.method, path: url.pathname, status: response.status, milliseconds: clock() - started });
     return response;
   }) as AnimalStore;
   store.catalogue = catalogue;
