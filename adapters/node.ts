@@ -50,7 +50,12 @@ export const serve = async (options: ServeOptions): Promise<AnimalStoreServer> =
   const store = createAnimalStore({ sha256: nodeSha256, fetchAPI: { Response: ServerResponse as typeof Response }, ...options });
   const adapter = createServerAdapter((request: Request) => store(request));
   // Slow clients are cut off instead of holding sockets (and memory) forever.
-  const server = createServer({ headersTimeout, requestTimeout, keepAliveTimeout: 5_000 }, adapter);
+  // Node checks those deadlines every connectionsCheckingInterval (30 s by default): check
+  // often enough that a deadline means what it says.
+  const server = createServer(
+    { headersTimeout, requestTimeout, keepAliveTimeout: 5_000, connectionsCheckingInterval: Math.min(1_000, headersTimeout) },
+    adapter,
+  );
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
