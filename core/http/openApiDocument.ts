@@ -38,6 +38,8 @@ const wwwAuthenticate = {
 const commonErrors = {
   '401': errorResponse('Missing or invalid API key.', wwwAuthenticate),
   '500': errorResponse('Unexpected failure; nothing was changed.'),
+  // Every failure, whatever its status (405, 413, …), has an Error body.
+  default: errorResponse('Any other failure: an Error body whose status equals the HTTP status.'),
 };
 
 const deprecationHeaders = {
