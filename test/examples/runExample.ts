@@ -48,8 +48,9 @@ export const killLeftoverExamples = (): void => {
   children.clear();
 };
 
-const launch = (path: string, { args = [], env = {} }: ExampleOptions) => {
-  const child = spawn(process.execPath, [...EXAMPLE_NODE_ARGS, path, ...args], {
+/** Starts `node` with these arguments in the repository root. */
+const launch = (nodeArgs: string[], { env = {} }: ExampleOptions) => {
+  const child = spawn(process.execPath, nodeArgs, {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -71,7 +72,11 @@ const launch = (path: string, { args = [], env = {} }: ExampleOptions) => {
 
 /** Runs an example to its end and collects its output. */
 export const runExample = (path: string, options: ExampleOptions = {}): Promise<FinishedExample> =>
-  launch(path, options).finished;
+  launch([...EXAMPLE_NODE_ARGS, path, ...(options.args ?? [])], options).finished;
+
+/** Runs a Node program given by its path (and `args`) to its end, without tsx; for tools such as vitest. */
+export const runNodeProgram = (path: string, options: ExampleOptions = {}): Promise<FinishedExample> =>
+  launch([path, ...(options.args ?? [])], options).finished;
 
 /**
  * Starts an example and resolves once its standard output matches `ready` (a server's
@@ -82,7 +87,7 @@ export const startExample = async (
   ready: RegExp,
   options: ExampleOptions = {},
 ): Promise<RunningExample> => {
-  const { child, finished, stdout } = launch(path, options);
+  const { child, finished, stdout } = launch([...EXAMPLE_NODE_ARGS, path, ...(options.args ?? [])], options);
   const match = await new Promise<RegExpMatchArray>((resolve, reject) => {
     const look = () => {
       const found = stdout().match(ready);
