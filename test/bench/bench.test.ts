@@ -1,0 +1,97 @@
+/**
+ * @module Proves `npm run bench` works end to end: a quick run on small catalogues must
+ * print the table, write results.json with a figure for every workload and contender, and
+ * draw the chart. It never judges the figures themselves: CI machines vary too much.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BenchResults } from './results.js';
+import { CONTENDERS, REPO_ROOT } from './servers.js';
+import { OPERATION_LABELS } from './workloads.js';
+
+const run = promisify(execFile);
+
+describe('npm run bench -- --quick', () => {
+  let out: string;
+  let stdout: string;
+  let results: BenchResults;
+
+  beforeAll(async () => {
+    out = await mkdtemp(join(tmpdir(), 'animal-store-bench-test-'));
+    ({ stdout } = await run(process.execPath, ['--import', 'tsx', 'test/bench/run.ts', '--quick', '--out', out], {
+      cwd: REPO_ROOT,
+      timeout: 110_000,
+      maxBuffer: 16 * 2 ** 20,
+    }));
+    results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8')) as BenchResults;
+  }, 120_000);
+
+  afterAll(async () => {
+    if (out) await rm(out, { recursive: true, force: true });
+  });
+
+  it('Should measure every operation on every contender, with throughput above zero', () => {
+    const operations = new Set(results.workloads.map((workload) => workload.operation));
+    expect([...operations].sort()).toEqual(Object.keys(OPERATION_LABELS).sort());
+    expect(results.workloads.map((workload) => workload.id)).toEqual([
+      'list20@medium',
+      'list100sold@medium',
+      'getById@medium',
+      'createDurable@medium',
+      'createMemory@medium',
+      'list20@small',
+      'list100sold@small',
+      'list20@large',
+      'list100sold@large',
+      'createDurable@large',
+    ]);
+    for (const workload of results.workloads) {
+      for (const contender of CONTENDERS) {
+        const median = workload.contenders[contender]?.median;
+        expect(median?.requestsPerSecond, `${workload.id} on ${contender}`).toBeGreaterThan(0);
+        expect(median?.p50, `${workload.id} on ${contender}`).toBeGreaterThanOrEqual(0);
+        expect(median?.p99, `${workload.id} on ${contender}`).toBeGreaterThan(0);
+      }
+      expect(workload.ratioToBaseline.ours).toBeGreaterThan(0);
+      expect(workload.ratioToBaseline.jsonServer).toBeGreaterThan(0);
+    }
+  });
+
+  it('Should measure start-up time and resident memory of every contender', () => {
+    expect(results.startup.length).toBeGreaterThan(0);
+    for (const startup of results.startup) {
+      for (const contender of CONTENDERS) {
+        expect(startup.contenders[contender]?.startupMs).toBeGreaterThan(0);
+        expect(startup.contenders[contender]?.rssMiB).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  it('Should describe the machine and whether the cores were pinned', () => {
+    expect(results.machine.node).toBe(process.version);
+    expect(results.machine.cores).toBeGreaterThan(0);
+    expect(results.machine.pinning.note).toMatch(/core|pinned/);
+  });
+
+  it('Should print the Markdown table with a row per workload and the targets', () => {
+    expect(stdout).toContain('**Machine:**');
+    for (const label of Object.values(OPERATION_LABELS)) expect(stdout).toContain(`| ${label} |`);
+    expect(stdout.match(/^\| GET \/v1\/pets\?limit=20 \|/gm)).toHaveLength(3);
+    expect(stdout).toContain('| Target | Measured | Holds |');
+    expect(stdout).not.toMatch(/\| (failed|n\/a) \|/);
+  });
+
+  it('Should draw the SVG chart with a bar per contender and workload', async () => {
+    const svg = await readFile(join(out, 'results.svg'), 'utf8');
+    expect(svg).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    expect(svg.trimEnd()).toMatch(/<\/svg>$/);
+    expect(svg).toContain('animal-store');
+    expect(svg).toContain('json-server 0.17');
+    // Two bars per workload (legend swatches are 14 high, bars 15).
+    expect(svg.match(/<rect x="[\d.]+" y="[\d.]+" width="[\d.]+" height="15"/g)).toHaveLength(2 * results.workloads.length);
+  });
+});

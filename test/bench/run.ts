@@ -1,0 +1,265 @@
+/**
+ * @module `npm run bench`: our standalone server, a bare node:http baseline and json-server
+ * 0.17, started one after another on 127.0.0.1 on the same animals and loaded with
+ * autocannon, round after round; medians and ratios to the baseline go to a Markdown table
+ * (stdout), results.json and results.svg.
+ *
+ *   npm run bench                      the full run (about 20 minutes)
+ *   npm run bench -- --quick           a short run that proves the bench works end to end
+ *   npm run bench -- --out DIR         write results.json/.svg/.md to DIR instead of test/bench
+ *   npm run bench -- --seconds 10 --rounds 3 --warmup 2 --connections 50
+ *   npm run bench -- --only list20@medium,createDurable --contenders ours --profile DIR
+ *                                      profile our server (node --cpu-prof) on some workloads
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { writeBenchData, type BenchDataFiles } from './benchData.js';
+import { describeMachine, pinLoadGenerator } from './machine.js';
+import { describeRun, markdownReport } from './markdownReport.js';
+import {
+  formatCount,
+  judgeTargets,
+  median,
+  medianFigures,
+  type BenchResults,
+  type ContenderFigures,
+  type Scale,
+  type StartupResult,
+  type WorkloadResult,
+} from './results.js';
+import { CONTENDER_LABELS, CONTENDERS, startServer, type ContenderId } from './servers.js';
+import { svgChart } from './svgChart.js';
+import { checkAnswer, OPERATION_LABELS, runLoad, seedOverHttp, type LoadFigures, type Operation } from './workloads.js';
+
+/** Servers are started once per group and run its operations in order (creates last). */
+interface Group {
+  scale: Scale;
+  store: 'file' | 'memory';
+  operations: Operation[];
+}
+
+const GROUPS: Group[] = [
+  { scale: 'medium', store: 'file', operations: ['list20', 'list100sold', 'getById', 'createDurable'] },
+  { scale: 'medium', store: 'memory', operations: ['createMemory'] },
+  { scale: 'small', store: 'file', operations: ['list20', 'list100sold'] },
+  { scale: 'large', store: 'file', operations: ['list20', 'list100sold', 'createDurable'] },
+];
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    out: { type: 'string' },
+    seconds: { type: 'string' },
+    warmup: { type: 'string' },
+    rounds: { type: 'string' },
+    connections: { type: 'string', default: '50' },
+    only: { type: 'string' },
+    contenders: { type: 'string' },
+    profile: { type: 'string' },
+    'no-startup': { type: 'boolean', default: false },
+  },
+});
+
+const quick = args.quick;
+const positive = (text: string | undefined, fallback: number, name: string) => {
+  const value = text === undefined ? fallback : Number(text);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number, not ${text}`);
+  return value;
+};
+const settings = {
+  connections: Math.round(positive(args.connections, 50, 'connections')),
+  seconds: positive(args.seconds, quick ? 0.3 : 5, 'seconds'),
+  warmupSeconds: positive(args.warmup, quick ? 0.1 : 1, 'warmup'),
+  rounds: Math.min(20, Math.round(positive(args.rounds, quick ? 1 : 5, 'rounds'))),
+};
+const SIZES: Record<Scale, number> = quick ? { small: 1_000, medium: 2_000, large: 5_000 } : { small: 1_000, medium: 10_000, large: 1_000_000 };
+const STARTUP_SIZES = args['no-startup'] ? [] : quick ? [1_000, 5_000] : [1_000, 100_000, 1_000_000];
+const STARTUP_REPEATS = quick ? 1 : Math.min(3, settings.rounds);
+const outDir = resolve(args.out ?? join(dirname(fileURLToPath(import.meta.url))));
+const only = args.only?.split(',').map((item) => item.trim()).filter(Boolean);
+const selected = (operation: Operation, scale: Scale) =>
+  !only || only.some((item) => item === operation || item === `${operation}@${scale}` || item === scale);
+const contenders: ContenderId[] = args.contenders
+  ? CONTENDERS.filter((id) => args.contenders!.split(',').includes(id))
+  : [...CONTENDERS];
+const profileDir = args.profile === undefined ? undefined : resolve(args.profile);
+
+/** The chart's one line about the machine: short enough for its width. */
+const chartSubtitle = ({ machine, settings, quick }: BenchResults) =>
+  `${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; ${machine.pinning.applied ? 'server and autocannon on separate cores' : 'not pinned'}; ` +
+  `${settings.connections} connections, median of ${settings.rounds} run${settings.rounds === 1 ? '' : 's'} of ${settings.seconds} s` +
+  (quick ? ' (QUICK RUN)' : '');
+
+const T0 = performance.now();
+const log = (line: string) => process.stderr.write(`[bench ${((performance.now() - T0) / 1000).toFixed(1)}s] ${line}\n`);
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error)).split('\n').slice(0, 6).join(' | ');
+
+const main = async () => {
+  const startedAt = new Date().toISOString();
+  const pinning = pinLoadGenerator();
+  const machine = describeMachine(pinning);
+  log(`${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; ${pinning.note}`);
+  if (!pinning.applied) log(`WARNING: ${pinning.note}; the server and autocannon share cores, figures are noisier`);
+  if (profileDir) await mkdir(profileDir, { recursive: true });
+
+  const temporary = await mkdtemp(join(tmpdir(), 'animal-store-bench-'));
+  let starts = 0;
+  const workDir = () => join(temporary, `start-${++starts}`);
+  const dataFiles = new Map<number, Promise<BenchDataFiles>>();
+  const dataFor = (animals: number) => {
+    let files = dataFiles.get(animals);
+    if (!files) {
+      log(`writing ${formatCount(animals)} animals`);
+      dataFiles.set(animals, (files = writeBenchData(join(temporary, 'data'), animals)));
+    }
+    return files;
+  };
+  let failed = false;
+
+  try {
+    // Start-up time and memory: spawn → "listening", then VmRSS, on the durable store.
+    const startup: StartupResult[] = [];
+    for (const animals of STARTUP_SIZES) {
+      const data = await dataFor(animals);
+      const samples = new Map<ContenderId, { startupMs: number; rssMiB: number; peakMiB: number }[]>();
+      const failures: string[] = [];
+      for (let repeat = 0; repeat < STARTUP_REPEATS; repeat++) {
+        for (const contender of contenders) {
+          try {
+            const server = await startServer(contender, { data, store: 'file', workDir: workDir(), pinning });
+            const memory = server.memory();
+            await server.stop();
+            const list = samples.get(contender) ?? [];
+            list.push({ startupMs: server.startupMs, rssMiB: memory?.rssMiB ?? NaN, peakMiB: memory?.peakMiB ?? NaN });
+            samples.set(contender, list);
+            log(`start-up ${CONTENDER_LABELS[contender]} @ ${formatCount(animals)}: ${server.startupMs.toFixed(0)} ms, ${memory?.rssMiB.toFixed(0)} MiB`);
+          } catch (error) {
+            failed = true;
+            failures.push(`${contender}: ${errorText(error)}`);
+            log(`start-up ${CONTENDER_LABELS[contender]} @ ${formatCount(animals)} FAILED: ${errorText(error)}`);
+          }
+        }
+      }
+      const result: StartupResult = { animals, contenders: {}, failures };
+      for (const [contender, list] of samples) {
+        result.contenders[contender] = {
+          startupMs: median(list.map((sample) => sample.startupMs)),
+          rssMiB: median(list.map((sample) => sample.rssMiB)),
+          peakMiB: median(list.map((sample) => sample.peakMiB)),
+          runs: list.length,
+        };
+      }
+      startup.push(result);
+    }
+
+    // Throughput: every round runs every group on every contender in turn (A B C A B C …).
+    const workloads = new Map<WorkloadResult['id'], WorkloadResult>();
+    for (const group of GROUPS) {
+      for (const operation of group.operations) {
+        if (!selected(operation, group.scale)) continue;
+        const animals = SIZES[group.scale];
+        workloads.set(`${operation}@${group.scale}`, {
+          id: `${operation}@${group.scale}`,
+          operation,
+          scale: group.scale,
+          animals,
+          label: `${OPERATION_LABELS[operation]} · ${formatCount(animals)}`,
+          contenders: {},
+          ratioToBaseline: {},
+        });
+      }
+    }
+    const figuresOf = (id: WorkloadResult['id'], contender: ContenderId): ContenderFigures => {
+      const workload = workloads.get(id)!;
+      return (workload.contenders[contender] ??= { runs: [], median: undefined, failures: [] });
+    };
+
+    for (let round = 1; round <= settings.rounds; round++) {
+      for (const group of GROUPS) {
+        const operations = group.operations.filter((operation) => selected(operation, group.scale));
+        if (operations.length === 0) continue;
+        const animals = SIZES[group.scale];
+        const data = await dataFor(animals);
+        for (const contender of contenders) {
+          const name = `round ${round}/${settings.rounds} ${CONTENDER_LABELS[contender]} @ ${formatCount(animals)} ${group.store}`;
+          let server;
+          try {
+            server = await startServer(contender, {
+              data,
+              store: group.store,
+              workDir: workDir(),
+              pinning,
+              ...(profileDir && contender === 'ours' ? { profileDir } : {}),
+            });
+            // Our --memory server starts empty; the others load the same animals from the file.
+            if (contender === 'ours' && group.store === 'memory') {
+              await seedOverHttp(server.origin, animals, settings.connections);
+            }
+            for (const operation of operations) {
+              const id = `${operation}@${group.scale}` as const;
+              try {
+                await checkAnswer(server.origin, operation);
+                await runLoad(server.origin, operation, animals, { connections: settings.connections, seconds: settings.warmupSeconds });
+                const figures: LoadFigures = await runLoad(server.origin, operation, animals, settings);
+                figuresOf(id, contender).runs.push(figures);
+                log(
+                  `${name} ${operation}: ${Math.round(figures.requestsPerSecond)}/s p50 ${figures.p50} p99 ${figures.p99} ms` +
+                    (figures.non2xx + figures.errors + figures.timeouts > 0 ? ` (non-2xx ${figures.non2xx}, errors ${figures.errors})` : ''),
+                );
+              } catch (error) {
+                failed = true;
+                figuresOf(id, contender).failures.push(errorText(error));
+                log(`${name} ${operation} FAILED: ${errorText(error)}`);
+              }
+            }
+          } catch (error) {
+            failed = true;
+            for (const operation of operations) figuresOf(`${operation}@${group.scale}`, contender).failures.push(errorText(error));
+            log(`${name} FAILED: ${errorText(error)}`);
+          } finally {
+            await server?.stop();
+          }
+        }
+      }
+    }
+
+    for (const workload of workloads.values()) {
+      for (const figures of Object.values(workload.contenders)) figures.median = medianFigures(figures.runs);
+      const baseline = workload.contenders.baseline?.median?.requestsPerSecond;
+      for (const contender of ['ours', 'jsonServer'] as const) {
+        const rps = workload.contenders[contender]?.median?.requestsPerSecond;
+        if (rps !== undefined && baseline) workload.ratioToBaseline[contender] = rps / baseline;
+      }
+    }
+
+    const results: BenchResults = {
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      quick,
+      machine,
+      settings,
+      workloads: [...workloads.values()],
+      startup,
+      targets: [],
+    };
+    results.targets = judgeTargets(results);
+    const report = markdownReport(results);
+    await mkdir(outDir, { recursive: true });
+    await writeFile(join(outDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+    await writeFile(join(outDir, 'results.md'), report);
+    await writeFile(join(outDir, 'results.svg'), svgChart(results, chartSubtitle(results)));
+    process.stdout.write(report);
+    log(`wrote results.json, results.md and results.svg to ${outDir}`);
+  } finally {
+    await rm(temporary, { recursive: true, force: true });
+  }
+  if (failed) {
+    log('some runs failed; see above');
+    process.exitCode = 1;
+  }
+};
+
+await main();
