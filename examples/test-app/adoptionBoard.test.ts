@@ -9,7 +9,7 @@ import { createAdoptionBoard, UNAVAILABLE } from './adoptionBoard.js';
 
 // Seeded once from a file; reset() returns to exactly these animals, ids and all.
 const catalogue = createTestCatalogue({ seed: await loadSeedFile(new URL('seed.json', import.meta.url)) });
-const board = createAdoptionBoard({ baseUrl: catalogue.baseUrl, apiKey: catalogue.apiKey, fetch: catalogue.fetch, deadline: 500 });
+const board = createAdoptionBoard({ baseUrl: catalogue.baseUrl, apiKey: catalogue.apiKey, fetch: catalogue.fetch, deadline: 1_000 });
 
 beforeEach(() => catalogue.reset());
 
@@ -55,7 +55,7 @@ describe('the adoption board', () => {
   });
 
   it('shows a message instead of hanging when the catalogue is too slow', async () => {
-    catalogue.inject({ operation: 'listPets', latency: 5_000, times: 1 });
+    catalogue.inject({ operation: 'listPets', latency: 10_000, times: 1 });
     expect(await board.view()).toEqual({ message: UNAVAILABLE });
   });
 });
