@@ -5,7 +5,9 @@
  * catalogue in process (no HTTP hop) to check that the ordered animal exists, and passes
  * the catalogue's own error codes on to its callers.
  *
- * Run: `npx tsx examples/express/main.ts` (PORT, 3000 by default; CATALOGUE_API_KEY).
+ * Run (from this repository; see examples/README.md):
+ * `node --conditions=animal-store-source --import tsx examples/express/main.ts`.
+ * PORT (3000 by default) and CATALOGUE_API_KEY configure it.
  */
 import express from 'express';
 import { createAnimalStore, createMemoryStorage, isAnimalStoreError } from 'animal-store';

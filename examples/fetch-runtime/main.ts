@@ -6,7 +6,8 @@
  * puts the same handler behind a `node:http` server with a small bridge and calls it over
  * a real socket.
  *
- * Run: `npx tsx examples/fetch-runtime/main.ts`
+ * Run (from this repository; see examples/README.md):
+ * `node --conditions=animal-store-source --import tsx examples/fetch-runtime/main.ts`
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -6,7 +6,8 @@
  * seeds a few animals, walks every page of the available ones, reads one by id, and shows
  * how a caller handles a validation error and a miss.
  *
- * Run: `npx tsx examples/in-process/main.ts`
+ * Run (from this repository; see examples/README.md):
+ * `node --conditions=animal-store-source --import tsx examples/in-process/main.ts`
  */
 import { createCatalogue, createMemoryStorage, isAnimalStoreError, type NewPetInput, type Pet } from 'animal-store';
 

@@ -9,7 +9,8 @@
  * is given can be read by whoever sits at it, so give the kiosk its own key (accepted beside
  * the others and rotated on its own) and never an operator's key.
  *
- * Run: `npx tsx examples/kiosk/server.ts`, then open the printed address.
+ * Run (from this repository; see examples/README.md), then open the printed address:
+ * `node --conditions=animal-store-source --import tsx examples/kiosk/server.ts`.
  * KIOSK_PORT (8080) and API_PORT (8081) choose the ports; KIOSK_API_KEY the kiosk's key.
  */
 import { readFile } from 'node:fs/promises';

@@ -4,8 +4,9 @@
  * JSON bodies, `Link rel="next"` for paging). It then stops the server, starts it again on
  * the same file, and shows that the animals and their ids survived the restart.
  *
- * Run: `npx tsx examples/standalone/main.ts [data-folder]` (a fresh temporary folder,
- * removed afterwards, when no folder is given).
+ * Run (from this repository; see examples/README.md):
+ * `node --conditions=animal-store-source --import tsx examples/standalone/main.ts [data-folder]`
+ * (a fresh temporary folder, removed afterwards, when no folder is given).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
