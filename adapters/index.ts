@@ -16,9 +16,10 @@
  *
  * resolves `import … from 'animal-store/express'` (package self-reference) to
  * `adapters/express.ts` with no build. Without the condition, the same import needs
- * `npm run build` first. TypeScript sees the source the same way with
- * `"customConditions": ["animal-store-source"]` in tsconfig.json, and vitest with
- * `resolve: { conditions: ['animal-store-source'] }`.
+ * `npm run build` first. TypeScript needs nothing: with `outDir`/`rootDir` set, it maps the
+ * `types` targets in dist/ back to their sources. Vitest (server-side resolution) needs
+ * `ssr: { resolve: { conditions: ['animal-store-source', ...defaultServerConditions] } }`
+ * (`defaultServerConditions` from 'vite'), as examples/test-app/vitest.config.ts does.
  */
 export * from '../core/index.js';
 export { createMemoryStorage } from '../storage/createMemoryStorage.js';
