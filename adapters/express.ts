@@ -34,7 +34,11 @@ const consumedBody = (req: ExpressRequest): ParsedBody => {
 /** Builds the Web Request for an Express request, from its original URL (mount path included). */
 const toWebRequest = (req: ExpressRequest, replayed?: { body: string | null; headers?: Record<string, string> }): Request => {
   const headers = new Headers();
-  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!;
+    // HTTP/2 pseudo-headers (`:path`) are not header names a Web Request accepts.
+    if (!name.startsWith(':')) headers.append(name, req.rawHeaders[i + 1]!);
+  }
   for (const [name, value] of Object.entries(replayed?.headers ?? {})) headers.set(name, value);
   // Only the path matters to the service; the Host header is the client's word, so not trusted here.
   const url = /^https?:\/\//i.test(req.originalUrl) ? req.originalUrl : `http://localhost${req.originalUrl}`;
