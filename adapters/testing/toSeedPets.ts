@@ -8,7 +8,9 @@ import type { PetFileData } from '../../storage/PetFile.js';
 
 /**
  * Seed data: animals with ids (ascending), new animals without (given ids 1, 2, 3, … in
- * order), or the content of a data file, `{"format":1,"nextId":N,"pets":[…]}`.
+ * order), or the content of a data file, `{"format":1,"nextId":N,"pets":[…]}`. A test
+ * catalogue lives in memory, so a data file's `nextId` is checked but not kept: animals
+ * created later take the ids after the highest seeded one.
  */
 export type Seed = readonly Pet[] | readonly NewPetInput[] | PetFileData;
 
