@@ -48,7 +48,7 @@ export const createCors = (options: CorsOptions | undefined): Cors => {
       if (origin === undefined) return response;
       response.headers.set('access-control-allow-origin', origin);
       response.headers.set('access-control-expose-headers', EXPOSED);
-      response.headers.append('vary', 'Origin');
+      if (!/\borigin\b/i.test(response.headers.get('vary') ?? '')) response.headers.append('vary', 'Origin');
       return response;
     },
   };

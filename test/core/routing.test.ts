@@ -140,10 +140,12 @@ describe('CORS', () => {
     expect(preflight.headers.get('access-control-allow-origin')).toBe(origin);
     expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
     expect(preflight.headers.get('access-control-allow-methods')).toBe('GET, HEAD, POST');
+    expect(preflight.headers.get('vary')).toBe('Origin');
 
     const answer = await call('/v1/pets', { headers: { origin } });
     expect(answer.headers.get('access-control-allow-origin')).toBe(origin);
     expect(answer.headers.get('access-control-expose-headers')).toMatch(/Link/);
+    expect(answer.headers.get('vary')).toBe('Origin');
     const refused = await call('/v1/pets', { key: null, headers: { origin } });
     expect(refused.headers.get('access-control-allow-origin')).toBe(origin);
 
