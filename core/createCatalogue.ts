@@ -24,7 +24,8 @@ export interface CatalogueOptions {
 /** One page of animals and, when more remain, the cursor of the next page. */
 export interface PetPage {
   pets: Pet[];
-  nextCursor: string | undefined;
+  /** Present while more animals remain; absent on the last page. */
+  nextCursor?: string;
 }
 
 /** The catalogue's operations. Each validates its input and fails with an AnimalStoreError. */
@@ -59,7 +60,7 @@ export const createCatalogue = ({
     const after = cursor === undefined ? 0 : (await cursors.decode(cursor, status)).after;
     // One more than asked tells whether a next page exists without a second look.
     const pets = await storage.list({ after, limit: limit + 1, status });
-    if (pets.length <= limit) return { pets, nextCursor: undefined };
+    if (pets.length <= limit) return { pets };
     const page = pets.slice(0, limit);
     return { pets: page, nextCursor: await cursors.encode({ after: page[limit - 1]!.id, status }) };
   };

@@ -49,7 +49,10 @@ export const NEW_PET_FIELDS = {
 };
 
 /** Validates a createPet body: `name` and `categoryId` required, `status` optional, nothing else. */
-export const NewPet = v.strictObject(NEW_PET_FIELDS, 'must be a JSON object');
+export const NewPet = v.strictObject(NEW_PET_FIELDS, (issue) =>
+  // valibot reports a missing field with the object's message, at the field's path.
+  issue.path?.length ? 'is required' : 'must be a JSON object',
+);
 
 /** A createPet body as a caller writes it (`status` may be left out). */
 export type NewPetInput = v.InferInput<typeof NewPet>;

@@ -87,6 +87,16 @@ describe('POST /v1/pets', () => {
     },
   );
 
+  it('says a missing field is required', async () => {
+    const { post } = makeStore();
+    const error = await errorOf(await post({}));
+    expect(error.details).toEqual([
+      { path: 'name', message: 'is required' },
+      { path: 'categoryId', message: 'is required' },
+    ]);
+    expect(error.message).toBe('The animal is not valid: name is required; categoryId is required.');
+  });
+
   it('reports every problem of a body, one detail each', async () => {
     const { post } = makeStore();
     const error = await errorOf(await post({ name: '', categoryId: 0, status: 'x', extra: 1 }));
