@@ -20,7 +20,7 @@ const figures = (median: LoadFigures | undefined, failures: string[] | undefined
 /** The one-line description of the machine and the settings. */
 export const describeRun = ({ machine, settings, quick }: BenchResults): string =>
   `${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.os}; ` +
-  `${machine.pinning.note}; ${settings.connections} connections, ${settings.seconds} s per run after a ${settings.warmupSeconds} s warm-up, ` +
+  `${machine.pinning.note}; our server run as \`${settings.ourServer} serve\`; ${settings.connections} connections, ${settings.seconds} s per run after a ${settings.warmupSeconds} s warm-up, ` +
   `${settings.rounds} round${settings.rounds === 1 ? '' : 's'} alternating the servers, medians` +
   (quick ? ' — QUICK RUN: small catalogues, figures not meaningful' : '');
 

@@ -59,7 +59,7 @@ export interface BenchResults {
   finishedAt: string;
   quick: boolean;
   machine: Machine;
-  settings: { connections: number; seconds: number; warmupSeconds: number; rounds: number };
+  settings: { connections: number; seconds: number; warmupSeconds: number; rounds: number; ourServer: string };
   workloads: WorkloadResult[];
   startup: StartupResult[];
   targets: TargetResult[];

@@ -9,7 +9,10 @@
  *   npm run bench -- --out DIR         write results.json/.svg/.md to DIR instead of test/bench
  *   npm run bench -- --seconds 10 --rounds 3 --warmup 2 --connections 50
  *   npm run bench -- --only list20@medium,createDurable --contenders ours --profile DIR
- *                                      profile our server (node --cpu-prof) on some workloads
+ *                                      profile our server (node --cpu-prof) on some workloads;
+ *                                      read the profiles with test/bench/topFunctions.ts
+ *   npm run bench -- --compiled        run our server from a tsc build instead of through tsx
+ *                                      (always so with --profile)
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -30,7 +33,7 @@ import {
   type StartupResult,
   type WorkloadResult,
 } from './results.js';
-import { CONTENDER_LABELS, CONTENDERS, startServer, type ContenderId } from './servers.js';
+import { compileOurServer, CONTENDER_LABELS, CONTENDERS, startServer, type ContenderId } from './servers.js';
 import { svgChart } from './svgChart.js';
 import { checkAnswer, OPERATION_LABELS, runLoad, seedOverHttp, type LoadFigures, type Operation } from './workloads.js';
 
@@ -59,6 +62,7 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     contenders: { type: 'string' },
     profile: { type: 'string' },
+    compiled: { type: 'boolean', default: false },
     'no-startup': { type: 'boolean', default: false },
   },
 });
@@ -106,6 +110,9 @@ const main = async () => {
   if (profileDir) await mkdir(profileDir, { recursive: true });
 
   const temporary = await mkdtemp(join(tmpdir(), 'animal-store-bench-'));
+  const compiledDir = args.compiled || profileDir ? await compileOurServer(join(temporary, 'build')) : undefined;
+  if (compiledDir) log(`our server runs from a tsc build in ${compiledDir}`);
+  const ourBuild = compiledDir ? { compiledDir } : {};
   let starts = 0;
   const workDir = () => join(temporary, `start-${++starts}`);
   const dataFiles = new Map<number, Promise<BenchDataFiles>>();
@@ -129,7 +136,7 @@ const main = async () => {
       for (let repeat = 0; repeat < STARTUP_REPEATS; repeat++) {
         for (const contender of contenders) {
           try {
-            const server = await startServer(contender, { data, store: 'file', workDir: workDir(), pinning });
+            const server = await startServer(contender, { data, store: 'file', workDir: workDir(), pinning, ...ourBuild });
             const memory = server.memory();
             await server.stop();
             const list = samples.get(contender) ?? [];
@@ -192,6 +199,7 @@ const main = async () => {
               store: group.store,
               workDir: workDir(),
               pinning,
+              ...ourBuild,
               ...(profileDir && contender === 'ours' ? { profileDir } : {}),
             });
             // Our --memory server starts empty; the others load the same animals from the file.
@@ -240,7 +248,7 @@ const main = async () => {
       finishedAt: new Date().toISOString(),
       quick,
       machine,
-      settings,
+      settings: { ...settings, ourServer: compiledDir ? 'node adapters/cli.js (tsc build)' : 'node --import tsx adapters/cli.ts' },
       workloads: [...workloads.values()],
       startup,
       targets: [],

@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { copyFile, mkdir, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,6 +40,8 @@ export interface StartRequest {
   pinning: Pinning;
   /** Write a V8 CPU profile of our server into this directory (ours only). */
   profileDir?: string;
+  /** Run our server from this tsc build (see `compileOurServer`) instead of through tsx. */
+  compiledDir?: string;
 }
 
 /** A contender that listens. */
@@ -56,7 +58,7 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** tsx, resolved from the repository (Node resolves `--import` from the working directory). */
+/** tsx, which Node resolves from the working directory: ours and the baseline start in the repository. */
 const TSX_IMPORT = ['--import', 'tsx'];
 const STARTUP_LIMIT_MS = 180_000;
 const STOP_GRACE_MS = 15_000;
@@ -166,8 +168,9 @@ const commandFor = async (contender: ContenderId, request: StartRequest) => {
   if (contender === 'ours') {
     const storeArgs = store === 'memory' ? ['--memory'] : ['--data', await copy(data.storeFile)];
     const profile = request.profileDir ? ['--cpu-prof', '--cpu-prof-dir', request.profileDir] : [];
+    const entry = request.compiledDir ? [join(request.compiledDir, 'adapters/cli.js')] : [...TSX_IMPORT, join(REPO_ROOT, 'adapters/cli.ts')];
     return {
-      args: [...profile, ...TSX_IMPORT, join(REPO_ROOT, 'adapters/cli.ts'), 'serve', '--host', '127.0.0.1', '--port', '0', '--api-key', BENCH_KEY, '--quiet', ...storeArgs],
+      args: [...profile, ...entry, 'serve', '--host', '127.0.0.1', '--port', '0', '--api-key', BENCH_KEY, '--quiet', ...storeArgs],
       port: undefined,
       cwd: REPO_ROOT,
     };
@@ -182,6 +185,26 @@ const commandFor = async (contender: ContenderId, request: StartRequest) => {
   const port = await freePort();
   const bin = join(REPO_ROOT, 'node_modules/json-server/lib/cli/bin.js');
   return { args: [bin, source, '--routes', routes, '--host', '127.0.0.1', '--port', String(port), '--quiet'], port, cwd: workDir };
+};
+
+/**
+ * Compiles our server with tsc into `directory` (made resolvable: `node_modules` linked to
+ * the repository's, `"type": "module"`). Profiles of tsx-run code are useless: tsx minifies
+ * whitespace, so every function sits on line 1 and closures lose their names.
+ */
+export const compileOurServer = async (directory: string): Promise<string> => {
+  await mkdir(directory, { recursive: true });
+  const tsc = spawn(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', directory, '--declaration', 'false'], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  children.add(tsc);
+  const code = await new Promise<number | null>((resolveExit) => tsc.once('exit', resolveExit));
+  children.delete(tsc);
+  if (code !== 0) throw new Error(`tsc -p tsconfig.build.json failed with code ${code}`);
+  await symlink(join(REPO_ROOT, 'node_modules'), join(directory, 'node_modules'), 'dir');
+  await writeFile(join(directory, 'package.json'), '{"type":"module"}\n');
+  return directory;
 };
 
 /**
