@@ -31,8 +31,18 @@ const problemOf = (prefix: string, issue: v.BaseIssue<unknown>): PetFileProblem 
   return { path, message: issue.message };
 };
 
+const isPlainObject = (value: unknown): value is object =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Names a JSON value's kind, for saying what was found instead of an object. */
+const kindOf = (value: unknown): string =>
+  Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`;
+
 /** The first problem of one animal, which `v.is` has already found invalid or odd. */
 const petProblem = (pet: unknown, position: number): PetFileProblem => {
+  if (!isPlainObject(pet)) {
+    return { path: `pets[${position}]`, message: `must be an object with id, name, categoryId and status, not ${kindOf(pet)}` };
+  }
   const result = v.safeParse(Pet, pet, { abortEarly: true });
   if (!result.success) return problemOf(`pets[${position}]`, result.issues[0]);
   const stray = Object.keys(pet as object).find((key) => !Object.hasOwn(Pet.entries, key)) ?? 'an unknown key';
@@ -49,6 +59,10 @@ const petProblem = (pet: unknown, position: number): PetFileProblem => {
  * with `v.safeParse`, for the message. At a million animals this keeps opening quick.
  */
 export const checkPetFile = (value: unknown): { data: PetFileData } | { problem: PetFileProblem } => {
+  // valibot takes an array for an object (and then misses its keys): say what it is instead.
+  if (!isPlainObject(value)) {
+    return { problem: { path: 'the file', message: `must be a JSON object with "format", "nextId" and "pets", not ${kindOf(value)}` } };
+  }
   const header = v.safeParse(PetFileHeader, value, { abortEarly: true });
   if (!header.success) return { problem: problemOf('', header.issues[0]) };
   const { format, nextId, pets } = header.output;

@@ -1,0 +1,4 @@
+import { createMemoryStorage } from '../../storage/createMemoryStorage.js';
+import { describeStorageContract } from './contract.js';
+
+describeStorageContract('memory storage', async () => createMemoryStorage());
