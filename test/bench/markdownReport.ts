@@ -4,8 +4,8 @@ import { formatCount } from './results.js';
 import { CONTENDER_LABELS, CONTENDERS } from './servers.js';
 import type { LoadFigures } from './workloads.js';
 
-const number = (value: number) => Math.round(value).toLocaleString('en-US');
-const milliseconds = (value: number) => (value < 10 ? value.toFixed(1) : Math.round(value).toLocaleString('en-US'));
+const number = (value: number) => (value > 0 && value < 10 ? value.toFixed(1) : Math.round(value).toLocaleString('en-US'));
+const milliseconds = (value: number) => (!Number.isFinite(value) ? '–' : value < 10 ? value.toFixed(1) : Math.round(value).toLocaleString('en-US'));
 const ratio = (value: number | undefined) =>
   value === undefined || !Number.isFinite(value) ? 'n/a' : value >= 10 ? `${value.toFixed(0)}×` : value >= 0.1 ? `${value.toFixed(2)}×` : `${value.toFixed(3)}×`;
 
