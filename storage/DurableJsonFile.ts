@@ -35,6 +35,18 @@ export class DurableJsonFile implements Adapter<PetFileData> {
     return text === undefined ? null : parsePetFile(text, file);
   }
 
+  /**
+   * Prepares, in the background, the bytes of the animals already in the file, so the first
+   * write at a large size costs what later ones cost. Call the returned function to stop.
+   */
+  prepareWrites(data: PetFileData): () => void {
+    let stopped = false;
+    void this.#serializer.prepare(data.pets, () => stopped);
+    return () => {
+      stopped = true;
+    };
+  }
+
   /** Replaces the file with this content; resolves once it is durable. */
   async write(data: PetFileData): Promise<void> {
     await this.text.write(this.#serializer.serialize(data));

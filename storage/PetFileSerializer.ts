@@ -32,21 +32,37 @@ export class PetFileSerializer {
   serialize({ format, nextId, pets }: PetFileData): Buffer[] {
     const buffers: Buffer[] = [Buffer.from(`{"format":${format},"nextId":${nextId},"pets":[`)];
     const fullChunks = Math.floor(pets.length / CHUNK_SIZE);
-    for (let index = 0; index < fullChunks; index++) {
-      const start = index * CHUNK_SIZE;
-      const first = pets[start]!;
-      const last = pets[start + CHUNK_SIZE - 1]!;
-      let chunk = this.#chunks[index];
-      if (chunk?.first !== first || chunk.last !== last) {
-        chunk = { first, last, bytes: this.#encode(pets, start, start + CHUNK_SIZE) };
-        this.#chunks[index] = chunk;
-      }
-      buffers.push(chunk.bytes);
-    }
+    for (let index = 0; index < fullChunks; index++) buffers.push(this.#chunk(pets, index));
     this.#chunks.length = Math.min(this.#chunks.length, fullChunks);
     if (pets.length > fullChunks * CHUNK_SIZE) buffers.push(this.#encode(pets, fullChunks * CHUNK_SIZE, pets.length));
     buffers.push(Buffer.from(pets.length === 0 ? ']}\n' : '\n]}\n'));
     return buffers;
+  }
+
+  /**
+   * Serialises the full chunks of `pets` ahead of the first write, one chunk per turn of the
+   * event loop so requests are served in between; at a million animals this moves about a
+   * second from the first create to the quiet time after opening. Stops when `stopped()`
+   * says so, or when the list was cut below a chunk it reaches.
+   */
+  async prepare(pets: readonly Pet[], stopped: () => boolean): Promise<void> {
+    for (let index = 0; (index + 1) * CHUNK_SIZE <= pets.length && !stopped(); index++) {
+      this.#chunk(pets, index);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** The bytes of full chunk `index`, from the cache while the same animals start and end it. */
+  #chunk(pets: readonly Pet[], index: number): Buffer {
+    const start = index * CHUNK_SIZE;
+    const first = pets[start]!;
+    const last = pets[start + CHUNK_SIZE - 1]!;
+    let chunk = this.#chunks[index];
+    if (chunk?.first !== first || chunk.last !== last) {
+      chunk = { first, last, bytes: this.#encode(pets, start, start + CHUNK_SIZE) };
+      this.#chunks[index] = chunk;
+    }
+    return chunk.bytes;
   }
 
   /** The lines of animals `start` to `end`, each after the separator it needs. */

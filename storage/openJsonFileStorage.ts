@@ -88,6 +88,7 @@ export const openJsonFileStorage = async ({ file: given, fs = nodeFileSystem }: 
   // holds only what is on disk, so reads never show an animal that a failing write loses.
   const data = db.data;
   const index = new PetIndex(data.pets);
+  const stopPreparing = adapter.prepareWrites(data);
 
   const commit = async (newPets: NewPet[]): Promise<Pet[]> => {
     const committedLength = data.pets.length;
@@ -138,6 +139,7 @@ export const openJsonFileStorage = async ({ file: given, fs = nodeFileSystem }: 
       return index.list(page);
     },
     close() {
+      stopPreparing();
       closing ??= writes.drain().then(() => lock.release());
       return closing;
     },
