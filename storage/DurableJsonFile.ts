@@ -17,14 +17,22 @@ export class DurableJsonFile implements Adapter<PetFileData> {
   /** The text file underneath, for the folder and temp-file housekeeping done on open. */
   readonly text: DurableTextFile;
   readonly #serializer = new PetFileSerializer();
+  readonly #name: string;
 
-  constructor(file: string, fs?: FileSystem) {
+  /**
+   * @param file The file to read and replace: its real path, so that replacing it never
+   *   turns a symlink into a file of its own.
+   * @param options.name How messages name the file (the path the user gave); `file` by default.
+   * @param options.fs The file functions; Node's by default.
+   */
+  constructor(file: string, { name = file, fs }: { name?: string; fs?: FileSystem } = {}) {
     this.text = new DurableTextFile(file, fs);
+    this.#name = name;
   }
 
   /** The validated content, or `null` when there is no file yet. */
   async read(): Promise<PetFileData | null> {
-    const { file } = this.text;
+    const file = this.#name;
     let text: string | undefined;
     try {
       text = await this.text.read();

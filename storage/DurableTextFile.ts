@@ -45,6 +45,8 @@ export class DurableTextFile {
   readonly #fs: FileSystem;
   readonly #folder: string;
   readonly #tempName: RegExp;
+  /** The permissions of the file being replaced, given to each temp file so a rename keeps them. */
+  #mode: number | undefined;
 
   constructor(file: string, fs: FileSystem = nodeFileSystem) {
     this.file = file;
@@ -56,6 +58,7 @@ export class DurableTextFile {
   /** The file's text, or `undefined` when there is no file. */
   async read(): Promise<string | undefined> {
     try {
+      this.#mode = (await this.#fs.stat(this.file)).mode & 0o7777;
       return await this.#fs.readFile(this.file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
@@ -69,7 +72,7 @@ export class DurableTextFile {
     let step = 'write the temp file';
     let replaced = false;
     try {
-      const handle = await this.#fs.open(temp, 'wx');
+      const handle = await this.#fs.open(temp, 'wx', this.#mode);
       try {
         await handle.writev(chunks as Uint8Array[]);
         step = 'fsync the temp file';

@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
  * disk (a full disk, an I/O error on fsync); the default is Node's, looked up at each call
  * so that a test preload patching `fs.promises` reaches it too.
  */
-export type FileSystem = Pick<typeof fs, 'open' | 'rename' | 'unlink' | 'readFile' | 'readdir' | 'mkdir' | 'realpath'>;
+export type FileSystem = Pick<typeof fs, 'open' | 'rename' | 'unlink' | 'readFile' | 'readdir' | 'mkdir' | 'realpath' | 'stat'>;
 
 /** Node's own file functions, read from `fs.promises` at every use rather than once. */
 export const nodeFileSystem: FileSystem = {
@@ -17,4 +17,5 @@ export const nodeFileSystem: FileSystem = {
   get readdir() { return fs.readdir; },
   get mkdir() { return fs.mkdir; },
   get realpath() { return fs.realpath; },
+  get stat() { return fs.stat; },
 };

@@ -7,7 +7,7 @@ import type { NewPet } from '../core/schemas/NewPet.js';
 import type { Pet } from '../core/schemas/Pet.js';
 import { DataFileError } from './DataFileError.js';
 import { DurableJsonFile } from './DurableJsonFile.js';
-import { DurableWriteError } from './DurableTextFile.js';
+import { DurableTextFile, DurableWriteError } from './DurableTextFile.js';
 import { nodeFileSystem, type FileSystem } from './FileSystem.js';
 import { GroupCommit } from './GroupCommit.js';
 import { lockDataFile, type DataFileLock } from './lockDataFile.js';
@@ -30,7 +30,10 @@ export interface JsonFileStorage extends PetStorage {
 
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-/** The lock key: the file's real path, so two names for one file (a symlink) share one owner. */
+/**
+ * The file's real path: the lock's key, so two names for one file share one owner, and the
+ * path written to, so a symlinked data file stays a symlink to a file that is kept current.
+ */
 const realPathOf = async (fs: FileSystem, file: string): Promise<string> => {
   try {
     return await fs.realpath(file);
@@ -51,17 +54,18 @@ const realPathOf = async (fs: FileSystem, file: string): Promise<string> => {
  */
 export const openJsonFileStorage = async ({ file: given, fs = nodeFileSystem }: JsonFileStorageOptions): Promise<JsonFileStorage> => {
   const file = path.resolve(given);
-  const adapter = new DurableJsonFile(file, fs);
-
+  let realFile: string;
   try {
-    await adapter.text.createFolder();
+    await new DurableTextFile(file, fs).createFolder();
+    realFile = await realPathOf(fs, file);
   } catch (error) {
     throw new DataFileError(file, `The folder of the data file ${file} cannot be created: ${reasonOf(error)}.`, { cause: error });
   }
+  const adapter = new DurableJsonFile(realFile, { name: file, fs });
 
   let lock: DataFileLock;
   try {
-    lock = await lockDataFile(file, await realPathOf(fs, file));
+    lock = await lockDataFile(file, realFile);
   } catch (error) {
     if (error instanceof DataFileError) throw error;
     throw new DataFileError(file, `The data file ${file} cannot be locked for this process: ${reasonOf(error)}.`, { cause: error });

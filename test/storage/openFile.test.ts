@@ -62,4 +62,28 @@ describe('JSON-file storage opening its file', () => {
     expect(storage.file).toBe(path.join(folder, 'animals.json'));
     await storage.close();
   });
+
+  it('Should keep a symlinked data file a symlink, writing through to the file it points at', async () => {
+    const folder = tempFolder();
+    const target = path.join(folder, 'card', 'animals.json');
+    fs.mkdirSync(path.dirname(target));
+    fs.writeFileSync(target, '{"format":1,"nextId":1,"pets":[]}');
+    const link = path.join(folder, 'animals.json');
+    fs.symlinkSync(target, link);
+    const storage = await openJsonFileStorage({ file: link });
+    await storage.create({ name: 'Through', categoryId: 1, status: 'sold' });
+    await storage.close();
+    expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(fs.readFileSync(target, 'utf8')).pets).toHaveLength(1);
+  });
+
+  it('Should keep the permissions of the data file it replaces', async () => {
+    const file = path.join(tempFolder(), 'animals.json');
+    fs.writeFileSync(file, '{"format":1,"nextId":1,"pets":[]}');
+    fs.chmodSync(file, 0o600);
+    const storage = await openJsonFileStorage({ file });
+    await storage.create({ name: 'Private', categoryId: 1, status: 'sold' });
+    await storage.close();
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+  });
 });
