@@ -74,7 +74,10 @@ export class DurableTextFile {
     try {
       const handle = await this.#fs.open(temp, 'wx', this.#mode);
       try {
-        await handle.writev(chunks as Uint8Array[]);
+        const { bytesWritten } = await handle.writev(chunks as Uint8Array[]);
+        const expected = chunks.reduce((total, chunk) => total + chunk.byteLength, 0);
+        // libuv writes until done or failed; a short count would be a bug below us, not a retry case.
+        if (bytesWritten !== expected) throw new Error(`wrote ${bytesWritten} of ${expected} bytes`);
         step = 'fsync the temp file';
         await handle.sync();
       } finally {
