@@ -94,6 +94,11 @@ export const openJsonFileStorage = async ({ file: given, fs = nodeFileSystem }: 
   const index = new PetIndex(data.pets);
   const stopPreparing = adapter.prepareWrites(data);
 
+  // True while the file may hold animals whose create failed (a write failed after its
+  // rename, and so did the write that was to put the file back). Any later successful write
+  // clears it, since each write holds exactly the acknowledged animals.
+  let fileHoldsFailedAnimals = false;
+
   const commit = async (newPets: NewPet[]): Promise<Pet[]> => {
     const committedLength = data.pets.length;
     const committedNextId = data.nextId;
@@ -113,7 +118,10 @@ export const openJsonFileStorage = async ({ file: given, fs = nodeFileSystem }: 
         // The new file is in place but its durability is unknown. Put the acknowledged
         // content back (best effort), and keep the ids moved on: should the failed animals
         // survive anyway, their ids are never given to other animals.
-        await db.write().catch(() => {});
+        fileHoldsFailedAnimals = await db.write().then(
+          () => false,
+          () => true,
+        );
       } else {
         data.nextId = committedNextId;
       }
@@ -123,6 +131,7 @@ export const openJsonFileStorage = async ({ file: given, fs = nodeFileSystem }: 
         { cause: error },
       );
     }
+    fileHoldsFailedAnimals = false;
     for (const pet of pets) index.add(pet);
     return pets;
   };
@@ -144,7 +153,12 @@ export const openJsonFileStorage = async ({ file: given, fs = nodeFileSystem }: 
     },
     close() {
       stopPreparing();
-      closing ??= writes.drain().then(() => lock.release());
+      closing ??= (async () => {
+        await writes.drain();
+        // A last try at putting the file back, so the next start does not find failed animals.
+        if (fileHoldsFailedAnimals) await db.write().catch(() => {});
+        await lock.release();
+      })();
       return closing;
     },
   };

@@ -112,6 +112,19 @@ describe('JSON-file storage group commit', () => {
     await storage.close();
   });
 
+  it('Should put the file back on close when both a write and its repair failed after the rename', async () => {
+    const { storage, plan, onDisk } = await openControlled();
+    const kept = await storage.create(pet('Kept'));
+    plan(2, { failFolderSync: true });
+    plan(3, { failFileSync: true });
+    await expect(storage.create(pet('In doubt'))).rejects.toMatchObject({ code: 'storage_unavailable' });
+    // Readers never see it, but the file still does, until a write succeeds.
+    expect(await storage.list({ after: 0, limit: 10 })).toEqual([kept]);
+    expect(onDisk().pets.map((animal) => animal.name)).toEqual(['Kept', 'In doubt']);
+    await storage.close();
+    expect(onDisk()).toEqual({ format: 1, nextId: 3, pets: [kept] });
+  });
+
   it('Should reject every create while the disk keeps failing, and close cleanly', async () => {
     const { storage, plan, onDisk } = await openControlled();
     for (let write = 1; write <= 5; write++) plan(write, { failOpen: true });
