@@ -13,6 +13,8 @@
  *                                      read the profiles with test/bench/topFunctions.ts
  *   npm run bench -- --compiled        run our server from a tsc build instead of through tsx
  *                                      (always so with --profile)
+ *   npm run bench -- --our-source DIR  build our server from a copy of the repository instead
+ *                                      (to measure a proposed change before making it)
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -63,6 +65,7 @@ const { values: args } = parseArgs({
     contenders: { type: 'string' },
     profile: { type: 'string' },
     compiled: { type: 'boolean', default: false },
+    'our-source': { type: 'string' },
     'no-startup': { type: 'boolean', default: false },
   },
 });
@@ -110,7 +113,8 @@ const main = async () => {
   if (profileDir) await mkdir(profileDir, { recursive: true });
 
   const temporary = await mkdtemp(join(tmpdir(), 'animal-store-bench-'));
-  const compiledDir = args.compiled || profileDir ? await compileOurServer(join(temporary, 'build')) : undefined;
+  const ourSource = args['our-source'] === undefined ? undefined : resolve(args['our-source']);
+  const compiledDir = args.compiled || profileDir || ourSource ? await compileOurServer(join(temporary, 'build'), ourSource) : undefined;
   if (compiledDir) log(`our server runs from a tsc build in ${compiledDir}`);
   const ourBuild = compiledDir ? { compiledDir } : {};
   let starts = 0;
@@ -248,7 +252,10 @@ const main = async () => {
       finishedAt: new Date().toISOString(),
       quick,
       machine,
-      settings: { ...settings, ourServer: compiledDir ? 'node adapters/cli.js (tsc build)' : 'node --import tsx adapters/cli.ts' },
+      settings: {
+        ...settings,
+        ourServer: ourSource ? `node adapters/cli.js (tsc build of ${ourSource})` : compiledDir ? 'node adapters/cli.js (tsc build)' : 'node --import tsx adapters/cli.ts',
+      },
       workloads: [...workloads.values()],
       startup,
       targets: [],

@@ -188,14 +188,15 @@ const commandFor = async (contender: ContenderId, request: StartRequest) => {
 };
 
 /**
- * Compiles our server with tsc into `directory` (made resolvable: `node_modules` linked to
+ * Compiles our server (from the repository, or from a copy of it holding a change to try)
+ * with tsc into `directory` (made resolvable: `node_modules` linked to
  * the repository's, `"type": "module"`). Profiles of tsx-run code are useless: tsx minifies
  * whitespace, so every function sits on line 1 and closures lose their names.
  */
-export const compileOurServer = async (directory: string): Promise<string> => {
+export const compileOurServer = async (directory: string, sourceRoot = REPO_ROOT): Promise<string> => {
   await mkdir(directory, { recursive: true });
   const tsc = spawn(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', directory, '--declaration', 'false'], {
-    cwd: REPO_ROOT,
+    cwd: sourceRoot,
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   children.add(tsc);
