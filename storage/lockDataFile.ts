@@ -2,7 +2,6 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { DataFileLockedError, type DataFileOwner } from './DataFileError.js';
 
@@ -19,15 +18,18 @@ const OWNER_REPLY_MILLISECONDS = 5_000;
  * Where the lock lives. On Linux, a socket in the abstract namespace: it has no file, so it
  * cannot go stale, and the kernel frees its name the instant the owning process exits,
  * however it exits (kill -9 included), so a supervisor can restart at once. On Windows, a
- * named pipe, which behaves the same. Elsewhere, a socket file in the temp folder, which a
- * crash leaves behind; `lockDataFile` removes it when nothing answers on it.
+ * named pipe, which behaves the same. Elsewhere, a socket file next to the data file (seen
+ * by every user who can see the file), which a crash leaves behind; `lockDataFile` removes
+ * it when nothing answers on it. Socket paths are limited to about 100 bytes, so a long one
+ * moves to /tmp under a name drawn from the file's path (not to the per-user temp folder).
  */
-const lockAddress = (realFile: string): { address: string; isFile: boolean } => {
+const lockAddress = (realFile: string, platform: NodeJS.Platform): { address: string; isFile: boolean } => {
   const digest = createHash('sha256').update(realFile).digest('hex');
-  if (process.platform === 'linux') return { address: `\0animal-store/${digest}`, isFile: false };
-  if (process.platform === 'win32') return { address: `\\\\?\\pipe\\animal-store-${digest}`, isFile: false };
-  // Socket paths are limited to about 100 bytes, so a short name in a short folder.
-  return { address: path.join(os.tmpdir(), `animal-store-${digest.slice(0, 32)}.sock`), isFile: true };
+  if (platform === 'linux') return { address: `\0animal-store/${digest}`, isFile: false };
+  if (platform === 'win32') return { address: `\\\\?\\pipe\\animal-store-${digest}`, isFile: false };
+  const beside = `${realFile}.lock`;
+  if (Buffer.byteLength(beside) <= 100) return { address: beside, isFile: true };
+  return { address: path.join('/tmp', `animal-store-${digest.slice(0, 32)}.lock`), isFile: true };
 };
 
 /** Listens on the address, or fails with EADDRINUSE when someone else does. */
@@ -78,9 +80,16 @@ const askOwner = (address: string) =>
  * owner's pid, which is all a second opener needs for its message; it is unref'd, so it
  * never keeps a process alive. It guards against processes on this machine and in this
  * network namespace: the file's folder on a network share or in two containers is not.
+ *
+ * @param platform Which platform's kind of lock to take; this one's by default (tests take
+ *   the socket-file kind on Linux, where both work).
  */
-export const lockDataFile = async (file: string, realFile: string): Promise<DataFileLock> => {
-  const { address, isFile } = lockAddress(realFile);
+export const lockDataFile = async (
+  file: string,
+  realFile: string,
+  platform: NodeJS.Platform = process.platform,
+): Promise<DataFileLock> => {
+  const { address, isFile } = lockAddress(realFile, platform);
   const owner: DataFileOwner = { pid: process.pid, since: new Date().toISOString() };
   for (let attempt = 0; attempt < 5; attempt++) {
     const server = net.createServer((socket) => {
