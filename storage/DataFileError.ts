@@ -1,4 +1,4 @@
-/** @module The error a JSON data file that cannot be used is reported with. */
+/** @module The errors that opening a JSON data file fails with: damaged, unreadable, or owned by another process. */
 
 /**
  * Opening a data file failed: it is damaged, of another format, unreadable, or owned by
