@@ -8,6 +8,12 @@ import { createAnimalStore, type AnimalStore, type AnimalStoreOptions, type Sha2
 
 export { createMemoryStorage } from '../storage/createMemoryStorage.js';
 export { openJsonFileStorage } from '../storage/openJsonFileStorage.js';
+export type { JsonFileStorage, JsonFileStorageOptions } from '../storage/openJsonFileStorage.js';
+export { DataFileError, DataFileLockedError } from '../storage/DataFileError.js';
+export type { DataFileOwner } from '../storage/DataFileError.js';
+export { PetFile, PET_FILE_FORMAT } from '../storage/PetFile.js';
+export type { PetFileData } from '../storage/PetFile.js';
+export type { FileSystem } from '../storage/FileSystem.js';
 
 /** How to run the standalone server: the service's options plus where to listen. */
 export interface ServeOptions extends AnimalStoreOptions {
