@@ -1,5 +1,5 @@
 /** @module animal-store/node: the standalone server, `@whatwg-node/server` over `node:http`. */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Response as ServerResponse } from '@whatwg-node/fetch';
@@ -44,7 +44,7 @@ export interface AnimalStoreServer {
 }
 
 /** Node's native SHA-256: synchronous and off the threadpool, unlike Web Crypto's digest. */
-export const nodeSha256: Sha256 = (data) => createHash('sha256').update(data).digest();
+export const nodeSha256: Sha256 = (data) => hash('sha256', data, 'buffer');
 
 const formatOrigin = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 

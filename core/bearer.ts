@@ -36,6 +36,12 @@ export const createBearerCheck = (keys: readonly string[], sha256: Sha256): Bear
     );
   }
   const digests = Promise.all(keys.map(async (key) => await sha256Text(sha256, key)));
+  let resolved: Uint8Array[] | undefined;
+  let fingerprints: string[] | undefined;
+  void digests.then((list) => {
+    fingerprints = list.map((digest) => toHex(digest.subarray(0, 6)));
+    resolved = list;
+  }, () => {});
 
   return async (authorization) => {
     if (authorization === null || authorization.trim() === '') {
@@ -49,11 +55,13 @@ export const createBearerCheck = (keys: readonly string[], sha256: Sha256): Bear
       );
     }
     const presented = await sha256Text(sha256, match[1]!);
+    const known = resolved ?? (await digests);
     let keyIndex = -1;
-    for (const [index, digest] of (await digests).entries()) {
-      if (equalInConstantTime(presented, digest) && keyIndex === -1) keyIndex = index;
+    for (let index = 0; index < known.length; index++) {
+      if (equalInConstantTime(presented, known[index]!) && keyIndex === -1) keyIndex = index;
     }
     if (keyIndex === -1) throw unauthorized('The API key is not valid.', true);
-    return { keyIndex, keyFingerprint: toHex(presented.subarray(0, 6)) };
+    // The fingerprint of a matching token is its key's: computed once per key, not per request.
+    return { keyIndex, keyFingerprint: fingerprints![keyIndex]! };
   };
 };

@@ -153,7 +153,7 @@ export const createAnimalStore = (options: AnimalStoreOptions): AnimalStore => {
   const handle = async (request: Request, url: URL, mountPath: string): Promise<Response> => {
     const base = `${mountPath}${basePath}`;
     const route = match(url.pathname, mountPath);
-    const preflight = cors.preflight(request, route && allowOf(route.methods));
+    const preflight = request.method === 'OPTIONS' ? cors.preflight(request, route && allowOf(route.methods)) : undefined;
     if (preflight) return preflight;
 
     // Authentication comes first, so a caller without a key learns nothing about paths.
