@@ -38,15 +38,15 @@ describe('npm run bench -- --quick', () => {
     const operations = new Set(results.workloads.map((workload) => workload.operation));
     expect([...operations].sort()).toEqual(Object.keys(OPERATION_LABELS).sort());
     expect(results.workloads.map((workload) => workload.id)).toEqual([
-      'list20@medium',
-      'list100sold@medium',
-      'getById@medium',
-      'createDurable@medium',
-      'createMemory@medium',
       'list20@small',
-      'list100sold@small',
+      'list20@medium',
       'list20@large',
+      'list100sold@small',
+      'list100sold@medium',
       'list100sold@large',
+      'getById@medium',
+      'createMemory@medium',
+      'createDurable@medium',
       'createDurable@large',
     ]);
     for (const workload of results.workloads) {

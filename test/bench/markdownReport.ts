@@ -7,11 +7,12 @@ import type { LoadFigures } from './workloads.js';
 const number = (value: number) => (value > 0 && value < 10 ? value.toFixed(1) : Math.round(value).toLocaleString('en-US'));
 const milliseconds = (value: number) => (!Number.isFinite(value) ? '–' : value < 10 ? value.toFixed(1) : Math.round(value).toLocaleString('en-US'));
 const ratio = (value: number | undefined) =>
-  value === undefined || !Number.isFinite(value) ? 'n/a' : value >= 10 ? `${value.toFixed(0)}×` : value >= 0.1 ? `${value.toFixed(2)}×` : `${value.toFixed(3)}×`;
+  value === undefined || !Number.isFinite(value) ? 'n/a' : value === 0 ? '0×' : value < 0.001 ? '< 0.001×' : value >= 10 ? `${value.toFixed(0)}×` : value >= 0.1 ? `${value.toFixed(2)}×` : `${value.toFixed(3)}×`;
 
 /** `12,345 req/s (p50 3.1 / p99 8.0 ms)`, with a warning when any answer was not 2xx. */
 const figures = (median: LoadFigures | undefined, failures: string[] | undefined) => {
   if (!median) return failures?.length ? 'failed' : 'n/a';
+  if (median.requestsPerSecond === 0) return 'no answer within a run';
   const trouble = median.non2xx + median.errors + median.timeouts;
   const warning = trouble > 0 ? ` ⚠ ${trouble} non-2xx/errors` : '';
   return `${number(median.requestsPerSecond)}/s (${milliseconds(median.p50)} / ${milliseconds(median.p99)} ms)${warning}`;

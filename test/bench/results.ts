@@ -135,7 +135,7 @@ export const judgeTargets = (results: BenchResults): TargetResult[] => {
     const slowdown = smallRps !== undefined && largeRps ? smallRps / largeRps : undefined;
     targets.push({
       target: `${small.label.split(' · ')[0]} at ${formatCount(large.animals)} within 1.2× of ${formatCount(small.animals)}`,
-      measured: `${times(slowdown)} slower (${fixed(largeRps, 0)} vs ${fixed(smallRps, 0)} req/s)`,
+      measured: `${fixed(largeRps, 0)} vs ${fixed(smallRps, 0)} req/s: ${formatCount(small.animals)} ÷ ${formatCount(large.animals)} = ${times(slowdown)}`,
       holds: slowdown === undefined ? undefined : slowdown <= 1.2,
     });
   }

@@ -15,8 +15,9 @@
  *                                      (always so with --profile)
  *   npm run bench -- --our-source DIR  build our server from a copy of the repository instead
  *                                      (to measure a proposed change before making it)
+ *   npm run bench -- --render FILE     redraw the table and chart from an earlier results.json
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -67,6 +68,7 @@ const { values: args } = parseArgs({
     compiled: { type: 'boolean', default: false },
     'our-source': { type: 'string' },
     'no-startup': { type: 'boolean', default: false },
+    render: { type: 'string' },
   },
 });
 
@@ -104,7 +106,30 @@ const T0 = performance.now();
 const log = (line: string) => process.stderr.write(`[bench ${((performance.now() - T0) / 1000).toFixed(1)}s] ${line}\n`);
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error)).split('\n').slice(0, 6).join(' | ');
 
+/** The table's order: each operation together, small to large catalogues. */
+const OPERATION_ORDER: Operation[] = ['list20', 'list100sold', 'getById', 'createMemory', 'createDurable'];
+const SCALE_ORDER: Scale[] = ['small', 'medium', 'large'];
+const inTableOrder = (a: WorkloadResult, b: WorkloadResult) =>
+  OPERATION_ORDER.indexOf(a.operation) - OPERATION_ORDER.indexOf(b.operation) || SCALE_ORDER.indexOf(a.scale) - SCALE_ORDER.indexOf(b.scale);
+
+/** Writes results.json, results.md and results.svg, and prints the table. */
+const writeOutputs = async (results: BenchResults) => {
+  const report = markdownReport(results);
+  await mkdir(outDir, { recursive: true });
+  await writeFile(join(outDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  await writeFile(join(outDir, 'results.md'), report);
+  await writeFile(join(outDir, 'results.svg'), svgChart(results, chartSubtitle(results)));
+  process.stdout.write(report);
+  log(`wrote results.json, results.md and results.svg to ${outDir}`);
+};
+
 const main = async () => {
+  if (args.render) {
+    const results = JSON.parse(await readFile(resolve(args.render), 'utf8')) as BenchResults;
+    results.workloads.sort(inTableOrder);
+    results.targets = judgeTargets(results);
+    return writeOutputs(results);
+  }
   const startedAt = new Date().toISOString();
   const pinning = pinLoadGenerator();
   const machine = describeMachine(pinning);
@@ -256,18 +281,12 @@ const main = async () => {
         ...settings,
         ourServer: ourSource ? `node adapters/cli.js (tsc build of ${ourSource})` : compiledDir ? 'node adapters/cli.js (tsc build)' : 'node --import tsx adapters/cli.ts',
       },
-      workloads: [...workloads.values()],
+      workloads: [...workloads.values()].sort(inTableOrder),
       startup,
       targets: [],
     };
     results.targets = judgeTargets(results);
-    const report = markdownReport(results);
-    await mkdir(outDir, { recursive: true });
-    await writeFile(join(outDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
-    await writeFile(join(outDir, 'results.md'), report);
-    await writeFile(join(outDir, 'results.svg'), svgChart(results, chartSubtitle(results)));
-    process.stdout.write(report);
-    log(`wrote results.json, results.md and results.svg to ${outDir}`);
+    await writeOutputs(results);
   } finally {
     await rm(temporary, { recursive: true, force: true });
   }

@@ -19,7 +19,8 @@ const COLORS = { ours: '#2563eb', jsonServer: '#f59e0b', baseline: '#111827', gr
 const escapeXml = (text: string) =>
   text.replace(/[<>&"']/g, (char) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[char]!);
 
-const formatRatio = (value: number) => (value >= 10 ? value.toFixed(0) : value >= 0.1 ? value.toFixed(2) : value.toFixed(3)) + '×';
+const formatRatio = (value: number) =>
+  value === 0 ? '0× (no answer within a run)' : value < 0.001 ? '< 0.001×' : `${value >= 10 ? value.toFixed(0) : value >= 0.1 ? value.toFixed(2) : value.toFixed(3)}×`;
 
 /** Where the axis ends and how far apart its ticks are: a round number just past the largest bar. */
 const axisOf = (largest: number) => {
