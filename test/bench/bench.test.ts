@@ -78,7 +78,7 @@ describe('npm run bench -- --quick', () => {
   });
 
   it('Should print the Markdown table with a row per workload and the targets', () => {
-    expect(stdout).toContain('**Machine:**');
+    expect(stdout).toContain('**Machine and run:**');
     for (const label of Object.values(OPERATION_LABELS)) expect(stdout).toContain(`| ${label} |`);
     expect(stdout.match(/^\| GET \/v1\/pets\?limit=20 \|/gm)).toHaveLength(3);
     expect(stdout).toContain('| Target | Measured | Holds |');

@@ -19,8 +19,8 @@ const figures = (median: LoadFigures | undefined, failures: string[] | undefined
 };
 
 /** The one-line description of the machine and the settings. */
-export const describeRun = ({ machine, settings, quick }: BenchResults): string =>
-  `${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.os}; ` +
+export const describeRun = ({ machine, settings, quick, source }: BenchResults): string =>
+  `${source ? `commit ${source}; ` : ''}${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.os}; ` +
   `${machine.pinning.note}; our server run as \`${settings.ourServer} serve\`; ${settings.connections} connections, ${settings.seconds} s per run after a ${settings.warmupSeconds} s warm-up, ` +
   `${settings.rounds} round${settings.rounds === 1 ? '' : 's'} alternating the servers, medians` +
   (quick ? ' — QUICK RUN: small catalogues, figures not meaningful' : '');
@@ -28,7 +28,7 @@ export const describeRun = ({ machine, settings, quick }: BenchResults): string 
 /** The whole report as Markdown. */
 export const markdownReport = (results: BenchResults): string => {
   const lines: string[] = [];
-  lines.push(`**Machine:** ${describeRun(results)}.`, '');
+  lines.push(`**Machine and run:** ${describeRun(results)}.`, '');
   lines.push(
     `| Workload | Animals | ${CONTENDERS.map((id) => `${CONTENDER_LABELS[id]} req/s (p50 / p99)`).join(' | ')} | animal-store ÷ node:http | json-server ÷ node:http |`,
     `|---|--:|${CONTENDERS.map(() => '--:').join('|')}|--:|--:|`,

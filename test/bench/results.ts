@@ -58,6 +58,8 @@ export interface BenchResults {
   startedAt: string;
   finishedAt: string;
   quick: boolean;
+  /** The commit our server was built from (with "+ changes" when its folders had uncommitted ones). */
+  source?: string;
   machine: Machine;
   settings: { connections: number; seconds: number; warmupSeconds: number; rounds: number; ourServer: string };
   workloads: WorkloadResult[];

@@ -17,6 +17,7 @@
  *                                      (to measure a proposed change before making it)
  *   npm run bench -- --render FILE     redraw the table and chart from an earlier results.json
  */
+import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -36,7 +37,7 @@ import {
   type StartupResult,
   type WorkloadResult,
 } from './results.js';
-import { compileOurServer, CONTENDER_LABELS, CONTENDERS, startServer, type ContenderId } from './servers.js';
+import { compileOurServer, CONTENDER_LABELS, CONTENDERS, REPO_ROOT, startServer, type ContenderId } from './servers.js';
 import { svgChart } from './svgChart.js';
 import { checkAnswer, OPERATION_LABELS, runLoad, seedOverHttp, type LoadFigures, type Operation } from './workloads.js';
 
@@ -105,6 +106,15 @@ const chartSubtitle = ({ machine, settings, quick }: BenchResults) =>
 const T0 = performance.now();
 const log = (line: string) => process.stderr.write(`[bench ${((performance.now() - T0) / 1000).toFixed(1)}s] ${line}\n`);
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error)).split('\n').slice(0, 6).join(' | ');
+
+/** The commit of the code under test, so a results.json says what it measured. */
+const sourceOf = (root: string): string => {
+  const git = (...gitArgs: string[]) => spawnSync('git', ['-C', root, ...gitArgs], { encoding: 'utf8' });
+  const head = git('rev-parse', '--short', 'HEAD');
+  if (head.status !== 0) return 'unknown (not a git checkout)';
+  const dirty = git('status', '--porcelain', '--', 'core', 'storage', 'adapters').stdout.trim() !== '';
+  return `${head.stdout.trim()}${dirty ? ' + uncommitted changes' : ''}`;
+};
 
 /** The table's order: each operation together, small to large catalogues. */
 const OPERATION_ORDER: Operation[] = ['list20', 'list100sold', 'getById', 'createMemory', 'createDurable'];
@@ -276,6 +286,7 @@ const main = async () => {
       startedAt,
       finishedAt: new Date().toISOString(),
       quick,
+      source: sourceOf(ourSource ?? REPO_ROOT),
       machine,
       settings: {
         ...settings,
