@@ -18,6 +18,7 @@
  *   npm run bench -- --render FILE     redraw the table and chart from an earlier results.json
  */
 import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -148,6 +149,9 @@ const main = async () => {
   if (profileDir) await mkdir(profileDir, { recursive: true });
 
   const temporary = await mkdtemp(join(tmpdir(), 'animal-store-bench-'));
+  // Also when stopped by a signal (servers.ts then exits after killing the servers).
+  const removeTemporary = () => rmSync(temporary, { recursive: true, force: true });
+  process.once('exit', removeTemporary);
   const ourSource = args['our-source'] === undefined ? undefined : resolve(args['our-source']);
   const compiledDir = args.compiled || profileDir || ourSource ? await compileOurServer(join(temporary, 'build'), ourSource) : undefined;
   if (compiledDir) log(`our server runs from a tsc build in ${compiledDir}`);
