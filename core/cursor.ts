@@ -70,10 +70,20 @@ export const createCursorCodec = (secret: string, sha256: Sha256): CursorCodec =
   const seal = async (payload: string) =>
     (await sha256(encoder.encode(`${secret}\u0000${payload}`))).subarray(0, SEAL_BYTES);
 
+  // A cursor depends only on its position, and the same few positions (the end of the first
+  // page, above all) are asked for again and again: keep the last ones made.
+  const made = new Map<string, string>();
+
   return {
     async encode({ after, status }) {
       const payload = `1:${after}:${status ?? ''}`;
-      return `${toBase64Url(encoder.encode(payload))}.${toBase64Url(await seal(payload))}`;
+      let cursor = made.get(payload);
+      if (cursor === undefined) {
+        cursor = `${toBase64Url(encoder.encode(payload))}.${toBase64Url(await seal(payload))}`;
+        if (made.size >= 1024) made.delete(made.keys().next().value!);
+        made.set(payload, cursor);
+      }
+      return cursor;
     },
     async decode(cursor, status) {
       const [payloadPart, sealPart, ...rest] = cursor.length <= 128 ? cursor.split('.') : [];

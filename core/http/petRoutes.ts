@@ -27,9 +27,8 @@ export const listPetsRoute = (catalogue: Catalogue, respond: Responder) => async
   if (nextCursor === undefined) return respond.json(200, pets);
   // listPets has validated the query by now, so these are the limit and status it obeyed.
   const status = query.status as PetStatus | undefined;
-  const next = new URLSearchParams({ limit: String(query.limit ?? LIMIT_DEFAULT) });
-  if (status !== undefined) next.set('status', status);
-  next.set('cursor', nextCursor);
+  // Every part is URL-safe as it stands (digits, a status word, a base64url cursor): no encoding needed.
+  const next = `limit=${query.limit ?? LIMIT_DEFAULT}${status === undefined ? '' : `&status=${status}`}&cursor=${nextCursor}`;
   return respond.json(200, pets, { link: `<${base}/pets?${next}>; rel="next"` });
 };
 
