@@ -19,6 +19,13 @@ const isJsonMediaType = (contentType: string | null): boolean =>
 const readBytes = async (request: Request): Promise<Uint8Array> => {
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
+  if (declared !== null && /^[0-9]+$/.test(declared)) {
+    // A declared length within bounds is what an HTTP server frames the body by, so it can
+    // be read whole, without a stream reader: several times cheaper on server adapters.
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge();
+    return bytes;
+  }
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -193,6 +193,17 @@ describe('POST /v1/pets', () => {
     expect((await store(request)).status).toBe(413);
   });
 
+  it('refuses a body larger than 64 KiB even when Content-Length claims less', async () => {
+    const { store, listAll } = makeStore();
+    const request = new Request('http://localhost/v1/pets', {
+      method: 'POST',
+      headers: { authorization: 'Bearer test-key-1', 'content-type': 'application/json', 'content-length': '30' },
+      body: JSON.stringify({ name: 'Rex', categoryId: 1, pad: 'x'.repeat(70_000) }),
+    });
+    expect((await store(request)).status).toBe(413);
+    expect(await listAll()).toEqual([]);
+  });
+
   it('quotes only a short prefix of what was sent in a message', async () => {
     const { post } = makeStore();
     const longKey = 'k'.repeat(5000);
