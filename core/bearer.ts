@@ -35,13 +35,13 @@ export const createBearerCheck = (keys: readonly string[], sha256: Sha256): Bear
       'An API key must be a non-empty token of letters, digits and -._~+/ (optionally ending in =).',
     );
   }
-  const digests = Promise.all(keys.map(async (key) => await sha256Text(sha256, key)));
-  let resolved: Uint8Array[] | undefined;
-  let fingerprints: string[] | undefined;
-  void digests.then((list) => {
-    fingerprints = list.map((digest) => toHex(digest.subarray(0, 6)));
-    resolved = list;
-  }, () => {});
+  // Each key's digest and, for logs, its fingerprint: computed once here, not per request.
+  const known = Promise.all(
+    keys.map(async (key) => {
+      const digest = await sha256Text(sha256, key);
+      return { digest, fingerprint: toHex(digest.subarray(0, 6)) };
+    }),
+  );
 
   return async (authorization) => {
     if (authorization === null || authorization.trim() === '') {
@@ -55,13 +55,11 @@ export const createBearerCheck = (keys: readonly string[], sha256: Sha256): Bear
       );
     }
     const presented = await sha256Text(sha256, match[1]!);
-    const known = resolved ?? (await digests);
-    let keyIndex = -1;
-    for (let index = 0; index < known.length; index++) {
-      if (equalInConstantTime(presented, known[index]!) && keyIndex === -1) keyIndex = index;
+    let caller: Caller | undefined;
+    for (const [keyIndex, { digest, fingerprint }] of (await known).entries()) {
+      if (equalInConstantTime(presented, digest) && caller === undefined) caller = { keyIndex, keyFingerprint: fingerprint };
     }
-    if (keyIndex === -1) throw unauthorized('The API key is not valid.', true);
-    // The fingerprint of a matching token is its key's: computed once per key, not per request.
-    return { keyIndex, keyFingerprint: fingerprints![keyIndex]! };
+    if (caller === undefined) throw unauthorized('The API key is not valid.', true);
+    return caller;
   };
 };

@@ -120,7 +120,7 @@ export const createAnimalStore = (options: AnimalStoreOptions): AnimalStore => {
         document = JSON.stringify(createOpenApiDocument(base));
         openApiDocuments.set(base, document);
       }
-      return new (options.fetchAPI?.Response ?? Response)(document, { headers: { 'content-type': 'application/json' } });
+      return respond.jsonText(200, document);
     },
   };
   const health: Methods = { GET: async () => respond.json(200, { status: 'ok' }) };

@@ -8,6 +8,8 @@ export type ReportError = (message: string, error: unknown) => void;
 export interface Responder {
   /** A JSON response; headers are given whole, up front, so servers can write them in one go. */
   json(status: number, body: unknown, headers?: Record<string, string>): Response;
+  /** A JSON response from text that is JSON already (a document serialised once and kept). */
+  jsonText(status: number, text: string, headers?: Record<string, string>): Response;
   /** The Error response for anything thrown while handling a request. */
   error(error: unknown, context: string, headers?: Record<string, string>): Response;
   /** The same response without its body, for HEAD; Content-Length still tells the body's size. */
@@ -22,14 +24,16 @@ const encoder = new TextEncoder();
  * call, but must stream a foreign one, which costs several times the throughput.
  */
 export const createResponder = (ResponseClass: typeof Response, report: ReportError): Responder => {
-  const json: Responder['json'] = (status, body, headers) =>
-    new ResponseClass(JSON.stringify(body), {
+  const jsonText: Responder['jsonText'] = (status, text, headers) =>
+    new ResponseClass(text, {
       status,
       headers: headers ? { 'content-type': 'application/json', ...headers } : { 'content-type': 'application/json' },
     });
+  const json: Responder['json'] = (status, body, headers) => jsonText(status, JSON.stringify(body), headers);
 
   return {
     json,
+    jsonText,
     /**
      * Known errors keep their code, message and headers; anything else is logged and
      * becomes a bare 500 whose message tells nothing of the internals.
