@@ -3,18 +3,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ROOT, runCli, startCli, waitForListening, type CliProcess } from '../support/startCli.js';
+import { track } from '../support/nodeProcess.js';
+import { killLeftoverProcesses, REPO_ROOT, runCli, startCli, waitForListening } from '../support/startCli.js';
 
-const running: CliProcess[] = [];
-afterEach(() => {
-  for (const cli of running.splice(0)) cli.child.kill('SIGKILL');
-});
+afterEach(killLeftoverProcesses);
 
-const started = async (args: string[], env?: Record<string, string>) => {
-  const cli = await startCli(args, env);
-  running.push(cli);
-  return cli;
-};
+const started = (args: string[], env?: Record<string, string>) => startCli(args, env ? { env } : {});
 
 const authed = (key: string) => ({ authorization: `Bearer ${key}` });
 
@@ -59,7 +53,7 @@ describe('animal-store serve (the real CLI over HTTP)', () => {
     await new Promise((resolve) => setTimeout(resolve, 5));
     cli.child.kill('SIGTERM');
     expect((await inFlight).status).toBe(200);
-    expect(await cli.exited).toBe(0);
+    expect((await cli.exited).code).toBe(0);
   });
 
   it('makes a key when none is configured, prints it once, and accepts only it', async () => {
@@ -91,7 +85,7 @@ describe('animal-store serve (the real CLI over HTTP)', () => {
       });
       expect(created.status).toBe(201);
       first.child.kill('SIGTERM');
-      expect(await first.exited).toBe(0);
+      expect((await first.exited).code).toBe(0);
       expect(readFileSync(file, 'utf8')).toContain('"Rex"');
 
       const second = await started(['serve', '--port', '0', '--data', file, '--api-key', 'k', '--quiet']);
@@ -106,7 +100,7 @@ describe('animal-store serve (the real CLI over HTTP)', () => {
 
   it('answers an invalid flag with a one-line error and the usage, exit code 2', async () => {
     const cli = runCli(['serve', '--prot', '8080']);
-    expect(await cli.exited).toBe(2);
+    expect((await cli.exited).code).toBe(2);
     const [first, ...rest] = cli.stderr().trim().split('\n');
     expect(first).toMatch(/^animal-store: .*prot/);
     expect(rest.join('\n')).toMatch(/Usage: animal-store serve/);
@@ -115,7 +109,7 @@ describe('animal-store serve (the real CLI over HTTP)', () => {
 
   it('prints the usage for --help, exit code 0', async () => {
     const cli = runCli(['--help']);
-    expect(await cli.exited).toBe(0);
+    expect((await cli.exited).code).toBe(0);
     expect(cli.stdout()).toMatch(/--api-key KEY/);
   });
 
@@ -123,27 +117,25 @@ describe('animal-store serve (the real CLI over HTTP)', () => {
     const first = await started(['serve', '--port', '0', '--memory', '--api-key', 'k']);
     const port = new URL(first.url).port;
     const second = runCli(['serve', '--port', port, '--memory', '--api-key', 'k']);
-    expect(await second.exited).toBe(1);
+    expect((await second.exited).code).toBe(1);
     expect(second.stderr()).toMatch(new RegExp(`port ${port} .*already in use`));
   });
 
   it('works as the README says: npm start -- --port 0 --memory --api-key k', async () => {
-    const child = spawn('npm', ['start', '--silent', '--', '--port', '0', '--memory', '--api-key', 'k'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? '?')));
+    // Its own process group, so that npm, tsx and the server all get the signal.
+    const npm = track(
+      spawn('npm', ['start', '--silent', '--', '--port', '0', '--memory', '--api-key', 'k'], {
+        cwd: REPO_ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      }),
+    );
     try {
-      const url = await waitForListening({ child, stdout: () => stdout, stderr: () => stderr, exited });
+      const url = await waitForListening(npm);
       expect((await fetch(`${url}/pets`, { headers: authed('k') })).status).toBe(200);
     } finally {
-      process.kill(-child.pid!, 'SIGTERM');
-      await exited;
+      process.kill(-npm.pid, 'SIGTERM');
+      await npm.exited;
     }
   });
 });

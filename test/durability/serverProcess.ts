@@ -2,36 +2,20 @@
  * @module Starts the real server (`adapters/cli.ts serve`) as a child process on a data
  * file, for the durability tests, and makes sure none outlives its test.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import * as v from 'valibot';
 import { afterEach } from 'vitest';
 import type { Pet } from '../../core/schemas/Pet.js';
 import { PetFile, type PetFileData } from '../../storage/PetFile.js';
-
-/** The repository root, where the server is started from. */
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+import { killLeftoverProcesses, LISTENING, runCli, waitForListening, type CliOptions, type NodeProcess } from '../support/startCli.js';
 
 /** The API key every test server accepts. */
 export const API_KEY = 'durability-test-key';
 
-/** How a server ended. */
-export interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
 /** A server process and what it has said so far. */
-export interface ServerProcess {
-  child: ChildProcess;
-  pid: number;
-  exited: Promise<Exit>;
-  stdout(): string;
-  stderr(): string;
-}
+export type ServerProcess = NodeProcess;
 
 /** A started server, listening. */
 export interface RunningServer extends ServerProcess {
@@ -39,19 +23,13 @@ export interface RunningServer extends ServerProcess {
   url: string;
 }
 
-/** Extra ways to start a server. */
-export interface SpawnOptions {
-  /** Modules loaded before the CLI (`--import`), such as a test-only fs shim. */
-  preload?: string[];
-  env?: Record<string, string>;
-}
+/** Extra ways to start a server: preloaded modules (a test-only fs shim) and environment. */
+export type SpawnOptions = CliOptions;
 
-const children = new Set<ChildProcess>();
 const folders: string[] = [];
 
 afterEach(() => {
-  for (const child of children) child.kill('SIGKILL');
-  children.clear();
+  killLeftoverProcesses();
   for (const folder of folders.splice(0)) fs.rmSync(folder, { recursive: true, force: true });
 });
 
@@ -63,60 +41,20 @@ export const tempDataFile = (): string => {
 };
 
 /** Spawns `animal-store serve` on a data file; does not wait for anything. */
-export const spawnServer = (file: string, { preload = [], env = {} }: SpawnOptions = {}): ServerProcess => {
-  const args = [
-    '--import',
-    'tsx',
-    ...preload.flatMap((module) => ['--import', module]),
-    'adapters/cli.ts',
-    'serve',
-    '--port',
-    '0',
-    '--data',
-    file,
-    '--api-key',
-    API_KEY,
-    '--quiet',
-  ];
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (text: string) => (stdout += text));
-  child.stderr!.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-  const exited = new Promise<Exit>((resolve) =>
-    child.on('exit', (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal });
-    }),
-  );
-  return { child, pid: child.pid!, exited, stdout: () => stdout, stderr: () => stderr };
-};
+export const spawnServer = (file: string, options?: SpawnOptions): ServerProcess =>
+  runCli(['serve', '--port', '0', '--data', file, '--api-key', API_KEY, '--quiet'], options);
 
 /** Starts a server and resolves once it says it listens; rejects, with its output, if it exits first. */
 export const startServer = async (file: string, options?: SpawnOptions): Promise<RunningServer> => {
   const server = spawnServer(file, options);
-  const url = await new Promise<string>((resolve, reject) => {
-    const onData = () => {
-      const match = /listening on (http:\/\/\S+)/.exec(server.stdout());
-      if (match) {
-        server.child.stdout!.off('data', onData);
-        resolve(match[1]!);
-      }
-    };
-    server.child.stdout!.on('data', onData);
-    void server.exited.then(({ code, signal }) =>
-      reject(new Error(`The server exited (code ${code}, signal ${signal}) before listening:\n${server.stderr()}${server.stdout()}`)),
-    );
-  });
-  return { ...server, url };
+  return { ...server, url: await waitForListening(server) };
 };
 
 /** Runs a server that is expected to refuse to start; resolves with how it ended and what it said. */
 export const runServerToExit = async (file: string, options?: SpawnOptions) => {
   const server = spawnServer(file, options);
   const listening = new Promise<'listening'>((resolve) =>
-    server.child.stdout!.on('data', () => /listening on/.test(server.stdout()) && resolve('listening')),
+    server.child.stdout!.on('data', () => LISTENING.test(server.stdout()) && resolve('listening')),
   );
   const outcome = await Promise.race([server.exited, listening]);
   if (outcome === 'listening') throw new Error(`The server started although it should have refused:\n${server.stdout()}`);

@@ -4,11 +4,9 @@
  * `animal-store/…` imports resolve to this repository's source through the package's
  * self-reference.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { killLeftoverProcesses, spawnNode, waitForOutput, type NodeProcess } from '../support/nodeProcess.js';
 
-/** The repository root, where every example path is resolved from. */
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export { REPO_ROOT } from '../support/nodeProcess.js';
 
 /** How Node runs an example from source. */
 export const EXAMPLE_NODE_ARGS = ['--conditions=animal-store-source', '--import', 'tsx'];
@@ -40,73 +38,37 @@ export interface ExampleOptions {
   env?: Record<string, string>;
 }
 
-const children = new Set<ChildProcess>();
-
 /** Kills any example a failed test left running, so one failure cannot hang the suite. */
-export const killLeftoverExamples = (): void => {
-  for (const child of children) child.kill('SIGKILL');
-  children.clear();
-};
+export const killLeftoverExamples = killLeftoverProcesses;
 
-/** Starts `node` with these arguments in the repository root. */
-const launch = (nodeArgs: string[], { env = {} }: ExampleOptions) => {
-  const child = spawn(process.execPath, nodeArgs, {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const finished = new Promise<FinishedExample>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
-  return { child, finished, stdout: () => stdout };
-};
+/** Resolves, once the process has ended, with how it ended and everything it printed. */
+const finished = async (running: NodeProcess): Promise<FinishedExample> => ({
+  ...(await running.exited),
+  stdout: running.stdout(),
+  stderr: running.stderr(),
+});
 
 /** Runs an example to its end and collects its output. */
 export const runExample = (path: string, options: ExampleOptions = {}): Promise<FinishedExample> =>
-  launch([...EXAMPLE_NODE_ARGS, path, ...(options.args ?? [])], options).finished;
+  finished(spawnNode([...EXAMPLE_NODE_ARGS, path, ...(options.args ?? [])], options.env));
 
 /** Runs a Node program given by its path (and `args`) to its end, without tsx; for tools such as vitest. */
 export const runNodeProgram = (path: string, options: ExampleOptions = {}): Promise<FinishedExample> =>
-  launch([path, ...(options.args ?? [])], options).finished;
+  finished(spawnNode([path, ...(options.args ?? [])], options.env));
 
 /**
  * Starts an example and resolves once its standard output matches `ready` (a server's
  * "listening on …" line). Rejects with its output if it ends before that.
  */
-export const startExample = async (
-  path: string,
-  ready: RegExp,
-  options: ExampleOptions = {},
-): Promise<RunningExample> => {
-  const { child, finished, stdout } = launch([...EXAMPLE_NODE_ARGS, path, ...(options.args ?? [])], options);
-  const match = await new Promise<RegExpMatchArray>((resolve, reject) => {
-    const look = () => {
-      const found = stdout().match(ready);
-      if (found) {
-        child.stdout!.off('data', look);
-        resolve(found);
-      }
-    };
-    child.stdout!.on('data', look);
-    void finished.then((result) =>
-      reject(new Error(`${path} ended (code ${result.code}) before printing ${ready}:\n${result.stdout}\n${result.stderr}`)),
-    );
-  });
+export const startExample = async (path: string, ready: RegExp, options: ExampleOptions = {}): Promise<RunningExample> => {
+  const running = spawnNode([...EXAMPLE_NODE_ARGS, path, ...(options.args ?? [])], options.env);
+  const match = await waitForOutput(running, ready);
   return {
     ready: match,
-    stdout,
+    stdout: running.stdout,
     stop: () => {
-      child.kill('SIGTERM');
-      return finished;
+      running.child.kill('SIGTERM');
+      return finished(running);
     },
   };
 };
