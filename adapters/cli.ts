@@ -3,9 +3,9 @@
  * @module The `animal-store` command: the one place that builds a storage, the service and
  * a server, and ties them to the process (signals, exit codes, output).
  */
-import { randomBytes } from 'node:crypto';
 import { createMemoryStorage } from '../storage/createMemoryStorage.js';
 import { openJsonFileStorage } from '../storage/openJsonFileStorage.js';
+import { generateApiKey } from '../core/apiKeys.js';
 import type { PetStorage } from '../core/index.js';
 import { parseServeArgs, USAGE, UsageError, type ServeSettings } from './cli/parseServeArgs.js';
 import { serve } from './node.js';
@@ -20,7 +20,7 @@ const openStorage = async ({ dataFile }: ServeSettings): Promise<PetStorage> =>
 /** Makes a key when none is configured: the server never runs open. */
 const ensureKeys = (settings: ServeSettings): string[] => {
   if (settings.keys.length > 0) return settings.keys;
-  const key = randomBytes(24).toString('base64url');
+  const key = generateApiKey();
   out(`no API key configured; generated one for this run: ${key}`);
   out('set your own with --api-key KEY (repeatable) or ANIMAL_STORE_API_KEYS=KEY1,KEY2');
   return [key];

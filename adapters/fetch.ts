@@ -6,6 +6,7 @@
  * `export { default } from 'animal-store/fetch'` is a whole worker; keys come from
  * `ANIMAL_STORE_API_KEYS` (comma-separated). `createFetchHandler` is the explicit setup.
  */
+import { generateApiKey, parseApiKeyList } from '../core/apiKeys.js';
 import { createAnimalStore, type AnimalStore, type AnimalStoreOptions } from '../core/index.js';
 import { createMemoryStorage } from '../storage/createMemoryStorage.js';
 
@@ -45,16 +46,6 @@ export const createFetchHandler = ({ mountPath, ...options }: FetchHandlerOption
 /** Environment variables as Workers pass them (`env`) or Node-like runtimes expose them. */
 type Env = Record<string, unknown> | undefined;
 
-/** Reads comma-separated keys, ignoring blanks around and between them. */
-const keysOf = (value: unknown): string[] =>
-  typeof value === 'string' ? value.split(',').map((key) => key.trim()).filter((key) => key !== '') : [];
-
-/** A random key for a handler started without one: the service never runs open. */
-const randomKey = (): string => {
-  const bytes = crypto.getRandomValues(new Uint8Array(24));
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-};
-
 let defaultHandler: FetchHandler | undefined;
 
 /**
@@ -65,10 +56,15 @@ let defaultHandler: FetchHandler | undefined;
 const defaultHandlerFor = (env: Env): FetchHandler => {
   if (defaultHandler) return defaultHandler;
   const processEnv = (globalThis as { process?: { env?: Env } }).process?.env;
-  let keys = keysOf(env?.[API_KEYS_VARIABLE]);
-  if (keys.length === 0) keys = keysOf(processEnv?.[API_KEYS_VARIABLE]);
+  // A Worker's env may hold bindings that are not strings; only a string is a key list.
+  const keysIn = (variables: Env) => {
+    const list = variables?.[API_KEYS_VARIABLE];
+    return parseApiKeyList(typeof list === 'string' ? list : undefined);
+  };
+  let keys = keysIn(env);
+  if (keys.length === 0) keys = keysIn(processEnv);
   if (keys.length === 0) {
-    keys = [randomKey()];
+    keys = [generateApiKey()];
     console.warn(`animal-store: ${API_KEYS_VARIABLE} is not set; generated an API key for this instance: ${keys[0]}`);
   }
   defaultHandler = createFetchHandler({ storage: createMemoryStorage(), keys });

@@ -1,5 +1,6 @@
 /** @module Opaque, tamper-evident page cursors for keyset pagination. */
 import { AnimalStoreError } from './AnimalStoreError.js';
+import { fromBase64Url, toBase64Url } from './base64url.js';
 import { equalInConstantTime, type Sha256 } from './digest.js';
 import { PET_STATUSES, type PetStatus } from './schemas/PetStatus.js';
 
@@ -18,42 +19,6 @@ export interface CursorCodec {
 const encoder = new TextEncoder();
 const SEAL_BYTES = 12;
 const PAYLOAD = /^1:([1-9][0-9]{0,15}):([a-z]*)$/;
-
-const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-
-/** Unpadded base64url, by table: a cursor is made per listed page, so this is on the hot path. */
-const toBase64Url = (bytes: Uint8Array): string => {
-  let text = '';
-  let i = 0;
-  for (; i + 2 < bytes.length; i += 3) {
-    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
-    text += BASE64URL[n >>> 18]! + BASE64URL[(n >>> 12) & 63]! + BASE64URL[(n >>> 6) & 63]! + BASE64URL[n & 63]!;
-  }
-  if (i + 1 === bytes.length) {
-    const n = bytes[i]! << 16;
-    text += BASE64URL[n >>> 18]! + BASE64URL[(n >>> 12) & 63]!;
-  } else if (i + 2 === bytes.length) {
-    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8);
-    text += BASE64URL[n >>> 18]! + BASE64URL[(n >>> 12) & 63]! + BASE64URL[(n >>> 6) & 63]!;
-  }
-  return text;
-};
-
-/**
- * Decodes unpadded base64url, accepting only the one spelling `toBase64Url` makes: base64
- * lets the last character carry unused bits, and a cursor spelled differently is not one
- * the service made.
- */
-const fromBase64Url = (text: string): Uint8Array | undefined => {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined;
-  let bytes: Uint8Array;
-  try {
-    bytes = Uint8Array.from(atob(text.replaceAll('-', '+').replaceAll('_', '/')), (char) => char.charCodeAt(0));
-  } catch {
-    return undefined;
-  }
-  return toBase64Url(bytes) === text ? bytes : undefined;
-};
 
 const invalidCursor = (reason: string) =>
   new AnimalStoreError('validation_failed', `The cursor ${reason}; follow the Link header of a page, or start again without a cursor.`, {

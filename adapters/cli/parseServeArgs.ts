@@ -1,5 +1,6 @@
 /** @module Reads the `animal-store serve` command line into server settings. */
 import { parseArgs } from 'node:util';
+import { parseApiKeyList } from '../../core/apiKeys.js';
 
 /** The usage text, printed by `--help` and after any command-line error. */
 export const USAGE = `Usage: animal-store serve [options]
@@ -59,9 +60,6 @@ const parseOrigin = (text: string): string => {
   return origin;
 };
 
-const splitKeys = (list: string | undefined): string[] =>
-  (list ?? '').split(',').map((key) => key.trim()).filter((key) => key !== '');
-
 /**
  * Parses `animal-store <command> [options]`. Throws a UsageError for anything it does not
  * understand, rather than guessing: a typo in a flag must not start a server the operator
@@ -103,7 +101,7 @@ export const parseServeArgs = (argv: readonly string[], env: Record<string, stri
   if (!/^(\/[A-Za-z0-9._~-]+)*\/?$/.test(basePath)) {
     throw new UsageError(`--base-path must look like /v1 (a leading slash, URL-safe segments), not ${JSON.stringify(basePath.slice(0, 40))}`);
   }
-  const keys = [...(values['api-key'] ?? []), ...splitKeys(env.ANIMAL_STORE_API_KEYS)];
+  const keys = [...(values['api-key'] ?? []), ...parseApiKeyList(env.ANIMAL_STORE_API_KEYS)];
   if (keys.some((key) => !/^[A-Za-z0-9\-._~+/]+=*$/.test(key))) {
     throw new UsageError('an API key must be letters, digits and -._~+/ (it travels as a Bearer token)');
   }
