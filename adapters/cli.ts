@@ -1,13 +1,13 @@
 #!/usr/bin/env node
+import { generateApiKey } from '../core/apiKeys.js';
+import type { PetStorage } from '../core/index.js';
 /**
  * @module The `animal-store` command: the one place that builds a storage, the service and
  * a server, and ties them to the process (signals, exit codes, output).
  */
 import { createMemoryStorage } from '../storage/createMemoryStorage.js';
 import { openJsonFileStorage } from '../storage/openJsonFileStorage.js';
-import { generateApiKey } from '../core/apiKeys.js';
-import type { PetStorage } from '../core/index.js';
-import { parseServeArgs, USAGE, UsageError, type ServeSettings } from './cli/parseServeArgs.js';
+import { parseServeArgs, type ServeSettings, USAGE, UsageError } from './cli/parseServeArgs.js';
 import { serve } from './node.js';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -70,7 +70,7 @@ const run = async (settings: ServeSettings) => {
 };
 
 const main = async () => {
-  let request;
+  let request: ReturnType<typeof parseServeArgs>;
   try {
     request = parseServeArgs(process.argv.slice(2), process.env);
   } catch (error) {
@@ -86,9 +86,11 @@ const main = async () => {
     const code = (error as NodeJS.ErrnoException).code;
     const { host, port } = request.settings;
     const message =
-      code === 'EADDRINUSE' ? `port ${port} on ${host} is already in use; choose another with --port (0 picks a free one)`
-      : code === 'EADDRNOTAVAIL' ? `cannot listen on ${host}: no such address on this machine`
-      : (error as Error).message;
+      code === 'EADDRINUSE'
+        ? `port ${port} on ${host} is already in use; choose another with --port (0 picks a free one)`
+        : code === 'EADDRNOTAVAIL'
+          ? `cannot listen on ${host}: no such address on this machine`
+          : (error as Error).message;
     err(`animal-store: ${message}`);
     process.exit(1);
   }

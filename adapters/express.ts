@@ -10,8 +10,8 @@
  */
 import { Readable } from 'node:stream';
 import type { ErrorRequestHandler, Request as ExpressRequest, RequestHandler } from 'express';
-import { createAnimalStore, type AnimalStore, type AnimalStoreOptions } from '../core/index.js';
 import { MAX_BODY_BYTES } from '../core/http/readJsonBody.js';
+import { type AnimalStore, type AnimalStoreOptions, createAnimalStore } from '../core/index.js';
 
 /** What a body parser that ran before us left behind, or `undefined` when it read nothing. */
 type ParsedBody = { body: string | Uint8Array } | { body: null } | undefined;
@@ -57,7 +57,9 @@ const toWebRequest = (req: ExpressRequest, replayed?: { body: string | null; hea
 /** Writes a Web Response through Express's response. */
 const send = async (response: Response, res: Parameters<RequestHandler>[1]): Promise<void> => {
   res.status(response.status);
-  response.headers.forEach((value, name) => res.setHeader(name, value));
+  response.headers.forEach((value, name) => {
+    res.setHeader(name, value);
+  });
   res.end(Buffer.from(await response.arrayBuffer()));
 };
 

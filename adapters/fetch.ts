@@ -7,7 +7,7 @@
  * `ANIMAL_STORE_API_KEYS` (comma-separated). `createFetchHandler` is the explicit setup.
  */
 import { generateApiKey, parseApiKeyList } from '../core/apiKeys.js';
-import { createAnimalStore, type AnimalStore, type AnimalStoreOptions } from '../core/index.js';
+import { type AnimalStore, type AnimalStoreOptions, createAnimalStore } from '../core/index.js';
 import { createMemoryStorage } from '../storage/createMemoryStorage.js';
 
 /** The name of the environment variable holding the API keys, comma-separated. */

@@ -4,16 +4,16 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Response as ServerResponse } from '@whatwg-node/fetch';
 import { createServerAdapter } from '@whatwg-node/server';
-import { createAnimalStore, type AnimalStore, type AnimalStoreOptions, type Sha256 } from '../core/index.js';
+import { type AnimalStore, type AnimalStoreOptions, createAnimalStore, type Sha256 } from '../core/index.js';
 
 export { createMemoryStorage } from '../storage/createMemoryStorage.js';
-export { openJsonFileStorage } from '../storage/openJsonFileStorage.js';
-export type { JsonFileStorage, JsonFileStorageOptions } from '../storage/openJsonFileStorage.js';
-export { DataFileError, DataFileLockedError } from '../storage/DataFileError.js';
 export type { DataFileOwner } from '../storage/DataFileError.js';
-export { PetFile, PET_FILE_FORMAT } from '../storage/PetFile.js';
-export type { PetFileData } from '../storage/PetFile.js';
+export { DataFileError, DataFileLockedError } from '../storage/DataFileError.js';
 export type { FileSystem } from '../storage/FileSystem.js';
+export type { JsonFileStorage, JsonFileStorageOptions } from '../storage/openJsonFileStorage.js';
+export { openJsonFileStorage } from '../storage/openJsonFileStorage.js';
+export type { PetFileData } from '../storage/PetFile.js';
+export { PET_FILE_FORMAT, PetFile } from '../storage/PetFile.js';
 
 /** How to run the standalone server: the service's options plus where to listen. */
 export interface ServeOptions extends AnimalStoreOptions {

@@ -48,5 +48,4 @@ export const isAnimalStoreError = (error: unknown): error is AnimalStoreError =>
   (error instanceof Error && error.name === 'AnimalStoreError' && 'code' in error && 'status' in error);
 
 /** Quotes at most a short prefix of what a caller sent, so messages stay small and safe. */
-export const quote = (value: string, max = 32): string =>
-  JSON.stringify(value.length > max ? `${value.slice(0, max)}…` : value);
+export const quote = (value: string, max = 32): string => JSON.stringify(value.length > max ? `${value.slice(0, max)}…` : value);

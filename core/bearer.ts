@@ -1,6 +1,6 @@
 /** @module Bearer credential checking (RFC 6750), keeping only digests of the keys. */
 import { AnimalStoreError } from './AnimalStoreError.js';
-import { equalInConstantTime, sha256Text, toHex, type Sha256 } from './digest.js';
+import { equalInConstantTime, type Sha256, sha256Text, toHex } from './digest.js';
 
 /** Who called: which configured key matched, named without revealing it. */
 export interface Caller {
@@ -31,9 +31,7 @@ const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 export const createBearerCheck = (keys: readonly string[], sha256: Sha256): BearerCheck => {
   if (keys.length === 0) throw new TypeError('animal-store needs at least one API key.');
   if (keys.some((key) => !BEARER.test(`Bearer ${key}`))) {
-    throw new TypeError(
-      'An API key must be a non-empty token of letters, digits and -._~+/ (optionally ending in =).',
-    );
+    throw new TypeError('An API key must be a non-empty token of letters, digits and -._~+/ (optionally ending in =).');
   }
   // Each key's digest and, for logs, its fingerprint: computed once here, not per request.
   const known = Promise.all(

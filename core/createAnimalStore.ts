@@ -1,9 +1,9 @@
 /** @module The service as one function from a Web Request to a Response. */
 import { AnimalStoreError } from './AnimalStoreError.js';
-import { createBearerCheck, type Caller } from './bearer.js';
-import { createCatalogue, type Catalogue } from './createCatalogue.js';
-import { webCryptoSha256, type Sha256 } from './digest.js';
-import { createCors, type CorsOptions } from './http/cors.js';
+import { type Caller, createBearerCheck } from './bearer.js';
+import { type Catalogue, createCatalogue } from './createCatalogue.js';
+import { type Sha256, webCryptoSha256 } from './digest.js';
+import { type CorsOptions, createCors } from './http/cors.js';
 import { deprecationHeaders } from './http/deprecation.js';
 import { createOpenApiDocument } from './http/openApiDocument.js';
 import { createPetRoute, getPetRoute, listPetsRoute, type RouteContext } from './http/petRoutes.js';
@@ -87,8 +87,7 @@ const normaliseBasePath = (basePath: string): string => {
   return trimmed;
 };
 
-const allowOf = (methods: Methods): string =>
-  [...(methods.GET ? ['GET', 'HEAD'] : []), ...(methods.POST ? ['POST'] : [])].join(', ');
+const allowOf = (methods: Methods): string => [...(methods.GET ? ['GET', 'HEAD'] : []), ...(methods.POST ? ['POST'] : [])].join(', ');
 
 /**
  * Creates the service. The result answers any Web Request under the base path (`/v1`),

@@ -1,7 +1,7 @@
 /** @module The in-process catalogue: list, create and get animals, with no HTTP in between. */
 import { AnimalStoreError } from './AnimalStoreError.js';
 import { createCursorCodec } from './cursor.js';
-import { webCryptoSha256, type Sha256 } from './digest.js';
+import { type Sha256, webCryptoSha256 } from './digest.js';
 import type { PetStorage } from './PetStorage.js';
 import { ListQuery, type ListQueryInput } from './schemas/ListQuery.js';
 import { NEW_PET_FIELDS, NewPet, type NewPetInput } from './schemas/NewPet.js';

@@ -32,8 +32,7 @@ const invalidCursor = (reason: string) =>
  * state on the server and stay valid across restarts with the same secret.
  */
 export const createCursorCodec = (secret: string, sha256: Sha256): CursorCodec => {
-  const seal = async (payload: string) =>
-    (await sha256(encoder.encode(`${secret}\u0000${payload}`))).subarray(0, SEAL_BYTES);
+  const seal = async (payload: string) => (await sha256(encoder.encode(`${secret}\u0000${payload}`))).subarray(0, SEAL_BYTES);
 
   // A cursor depends only on its position, and the same few positions (the end of the first
   // page, above all) are asked for again and again: keep the last ones made.

@@ -21,5 +21,4 @@ export const equalInConstantTime = (a: Uint8Array, b: Uint8Array): boolean => {
 };
 
 /** Lowercase hex of bytes, for short fingerprints in logs. */
-export const toHex = (bytes: Uint8Array): string =>
-  Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+export const toHex = (bytes: Uint8Array): string => Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');

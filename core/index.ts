@@ -2,10 +2,9 @@
  * @module animal-store: the framework-agnostic core. A Web Request goes in, a Response
  * comes out; storage, keys, base path and clock are passed in.
  */
-export * from './schemas/index.js';
-export { AnimalStoreError, isAnimalStoreError } from './AnimalStoreError.js';
+
 export type { AnimalStoreErrorOptions } from './AnimalStoreError.js';
-export { createAnimalStore } from './createAnimalStore.js';
+export { AnimalStoreError, isAnimalStoreError } from './AnimalStoreError.js';
 export type {
   AccessLogEntry,
   AnimalStore,
@@ -14,9 +13,11 @@ export type {
   DeprecatedUse,
   RequestContext,
 } from './createAnimalStore.js';
-export { createCatalogue, DEFAULT_CURSOR_SECRET } from './createCatalogue.js';
+export { createAnimalStore } from './createAnimalStore.js';
 export type { Catalogue, CatalogueOptions, PetPage } from './createCatalogue.js';
-export type { PetPageRequest, PetStorage } from './PetStorage.js';
+export { createCatalogue, DEFAULT_CURSOR_SECRET } from './createCatalogue.js';
 export type { Sha256 } from './digest.js';
 export type { CorsOptions } from './http/cors.js';
 export { createOpenApiDocument, INTERFACE_VERSION } from './http/openApiDocument.js';
+export type { PetPageRequest, PetStorage } from './PetStorage.js';
+export * from './schemas/index.js';

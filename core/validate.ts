@@ -44,4 +44,3 @@ export const validate = <S extends v.GenericSchema>(
   const summary = details.map((detail) => `${detail.path} ${detail.message}`).join('; ');
   throw new AnimalStoreError('validation_failed', `${what} is not valid: ${summary}.`, { details });
 };
-

@@ -1,7 +1,7 @@
 /** @module A text file replaced atomically and durably: temp file, fsync, rename, fsync folder. */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { nodeFileSystem, type FileSystem } from './FileSystem.js';
+import { type FileSystem, nodeFileSystem } from './FileSystem.js';
 
 /** A write that failed; says whether the file may already hold the new content. */
 export class DurableWriteError extends Error {

@@ -10,12 +10,28 @@ export type FileSystem = Pick<typeof fs, 'open' | 'rename' | 'unlink' | 'readFil
 
 /** Node's own file functions, read from `fs.promises` at every use rather than once. */
 export const nodeFileSystem: FileSystem = {
-  get open() { return fs.open; },
-  get rename() { return fs.rename; },
-  get unlink() { return fs.unlink; },
-  get readFile() { return fs.readFile; },
-  get readdir() { return fs.readdir; },
-  get mkdir() { return fs.mkdir; },
-  get realpath() { return fs.realpath; },
-  get stat() { return fs.stat; },
+  get open() {
+    return fs.open;
+  },
+  get rename() {
+    return fs.rename;
+  },
+  get unlink() {
+    return fs.unlink;
+  },
+  get readFile() {
+    return fs.readFile;
+  },
+  get readdir() {
+    return fs.readdir;
+  },
+  get mkdir() {
+    return fs.mkdir;
+  },
+  get realpath() {
+    return fs.realpath;
+  },
+  get stat() {
+    return fs.stat;
+  },
 };

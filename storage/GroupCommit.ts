@@ -49,7 +49,7 @@ export class GroupCommit<Item, Result> {
       this.#waiting = [];
       try {
         const results = await this.#commit(batch.map(({ item }) => item));
-        batch.forEach(({ resolve }, position) => resolve(results[position]!));
+        for (const [position, { resolve }] of batch.entries()) resolve(results[position]!);
       } catch (error) {
         for (const { reject } of batch) reject(error);
       }

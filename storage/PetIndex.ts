@@ -68,7 +68,10 @@ export class PetIndex {
     Object.freeze(pet);
     this.#all.push(pet);
     let run = this.#byStatus.get(pet.status);
-    if (!run) this.#byStatus.set(pet.status, (run = this.#createRun()));
+    if (!run) {
+      run = this.#createRun();
+      this.#byStatus.set(pet.status, run);
+    }
     run.push(pet);
   }
 

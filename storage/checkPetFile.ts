@@ -1,8 +1,8 @@
 /** @module Checks a parsed data file quickly, and names its first problem when it has one. */
 import * as v from 'valibot';
 import { Pet } from '../core/schemas/Pet.js';
-import { quickIsPet } from './quickIsPet.js';
 import { idProblemAt, nextIdProblem, PET_FILE_HEADER, type PetFileData, type PetFileProblem } from './PetFile.js';
+import { quickIsPet } from './quickIsPet.js';
 
 /** The file without its animals: checked first, so a wrong top level is named as such. */
 const PetFileHeader = v.strictObject(
@@ -16,8 +16,7 @@ const PET_FIELD_COUNT = Object.keys(Pet.entries).length;
 /** Where an issue is, written as in the file: `pets[12].categoryId`. */
 const pathOf = (prefix: string, issue: v.BaseIssue<unknown>): string =>
   (issue.path ?? []).reduce(
-    (path: string, item) =>
-      typeof item.key === 'number' ? `${path}[${item.key}]` : `${path}${path ? '.' : ''}${String(item.key)}`,
+    (path: string, item) => (typeof item.key === 'number' ? `${path}[${item.key}]` : `${path}${path ? '.' : ''}${String(item.key)}`),
     prefix,
   );
 
@@ -31,12 +30,10 @@ const problemOf = (prefix: string, issue: v.BaseIssue<unknown>): PetFileProblem 
   return { path, message: issue.message };
 };
 
-const isPlainObject = (value: unknown): value is object =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is object => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Names a JSON value's kind, for saying what was found instead of an object. */
-const kindOf = (value: unknown): string =>
-  Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`;
+const kindOf = (value: unknown): string => (Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`);
 
 /** The first problem of one animal, which `v.is` has already found invalid or odd. */
 const petProblem = (pet: unknown, position: number): PetFileProblem => {

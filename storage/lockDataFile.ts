@@ -84,11 +84,7 @@ const askOwner = (address: string) =>
  * @param platform Which platform's kind of lock to take; this one's by default (tests take
  *   the socket-file kind on Linux, where both work).
  */
-export const lockDataFile = async (
-  file: string,
-  realFile: string,
-  platform: NodeJS.Platform = process.platform,
-): Promise<DataFileLock> => {
+export const lockDataFile = async (file: string, realFile: string, platform: NodeJS.Platform = process.platform): Promise<DataFileLock> => {
   const { address, isFile } = lockAddress(realFile, platform);
   const owner: DataFileOwner = { pid: process.pid, since: new Date().toISOString() };
   for (let attempt = 0; attempt < 5; attempt++) {

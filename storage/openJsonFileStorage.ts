@@ -8,9 +8,9 @@ import type { Pet } from '../core/schemas/Pet.js';
 import { DataFileError } from './DataFileError.js';
 import { DurableJsonFile } from './DurableJsonFile.js';
 import { DurableTextFile, DurableWriteError } from './DurableTextFile.js';
-import { nodeFileSystem, type FileSystem } from './FileSystem.js';
+import { type FileSystem, nodeFileSystem } from './FileSystem.js';
 import { GroupCommit } from './GroupCommit.js';
-import { lockDataFile, type DataFileLock } from './lockDataFile.js';
+import { type DataFileLock, lockDataFile } from './lockDataFile.js';
 import { PET_FILE_FORMAT, type PetFileData } from './PetFile.js';
 import { PetIndex } from './PetIndex.js';
 
@@ -102,12 +102,14 @@ export const openJsonFileStorage = async ({ file: given, fs = nodeFileSystem }: 
   const commit = async (newPets: NewPet[]): Promise<Pet[]> => {
     const committedLength = data.pets.length;
     const committedNextId = data.nextId;
-    const pets = newPets.map(({ name, categoryId, status }, offset): Pet => ({
-      id: committedNextId + offset,
-      name,
-      categoryId,
-      status,
-    }));
+    const pets = newPets.map(
+      ({ name, categoryId, status }, offset): Pet => ({
+        id: committedNextId + offset,
+        name,
+        categoryId,
+        status,
+      }),
+    );
     for (const pet of pets) data.pets.push(pet);
     data.nextId = committedNextId + pets.length;
     try {
@@ -125,11 +127,9 @@ export const openJsonFileStorage = async ({ file: given, fs = nodeFileSystem }: 
       } else {
         data.nextId = committedNextId;
       }
-      throw new AnimalStoreError(
-        'storage_unavailable',
-        'The animal could not be saved to disk, so it was not stored. Try again later.',
-        { cause: error },
-      );
+      throw new AnimalStoreError('storage_unavailable', 'The animal could not be saved to disk, so it was not stored. Try again later.', {
+        cause: error,
+      });
     }
     fileHoldsFailedAnimals = false;
     for (const pet of pets) index.add(pet);

@@ -27,6 +27,7 @@ const jsonProblem = (json: string, error: unknown): string => {
     reason = (positioned as Error).message;
   }
   // A message may quote the offending character, which may be a line break or worse.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what this escapes.
   reason = reason.replace(/[\u0000-\u001f]/g, (char) => JSON.stringify(char).slice(1, -1));
   const offset = /position (\d+)/.exec(reason)?.[1];
   return `it is not valid JSON (${reason}${offset === undefined ? '' : `, which is ${lineAndColumn(json, Number(offset))}`})`;

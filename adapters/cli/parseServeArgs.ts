@@ -55,7 +55,9 @@ const parseOrigin = (text: string): string => {
     origin = undefined;
   }
   if (origin === undefined || origin === 'null' || origin !== text) {
-    throw new UsageError(`--cors needs an origin such as http://localhost:5173 (scheme, host and port, no path), not ${JSON.stringify(text.slice(0, 40))}`);
+    throw new UsageError(
+      `--cors needs an origin such as http://localhost:5173 (scheme, host and port, no path), not ${JSON.stringify(text.slice(0, 40))}`,
+    );
   }
   return origin;
 };
@@ -66,9 +68,8 @@ const parseOrigin = (text: string): string => {
  * did not ask for.
  */
 export const parseServeArgs = (argv: readonly string[], env: Record<string, string | undefined>): CliRequest => {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const parse = () =>
+    parseArgs({
       args: [...argv],
       allowPositionals: true,
       strict: true,
@@ -84,6 +85,9 @@ export const parseServeArgs = (argv: readonly string[], env: Record<string, stri
         help: { type: 'boolean' },
       },
     });
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse();
   } catch (error) {
     throw new UsageError((error as Error).message.split('\n')[0]!);
   }
@@ -99,7 +103,9 @@ export const parseServeArgs = (argv: readonly string[], env: Record<string, stri
 
   const basePath = values['base-path'] ?? '/v1';
   if (!/^(\/[A-Za-z0-9._~-]+)*\/?$/.test(basePath)) {
-    throw new UsageError(`--base-path must look like /v1 (a leading slash, URL-safe segments), not ${JSON.stringify(basePath.slice(0, 40))}`);
+    throw new UsageError(
+      `--base-path must look like /v1 (a leading slash, URL-safe segments), not ${JSON.stringify(basePath.slice(0, 40))}`,
+    );
   }
   const keys = [...(values['api-key'] ?? []), ...parseApiKeyList(env.ANIMAL_STORE_API_KEYS)];
   if (keys.some((key) => !/^[A-Za-z0-9\-._~+/]+=*$/.test(key))) {

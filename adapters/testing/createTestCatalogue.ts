@@ -2,12 +2,12 @@
  * @module A catalogue for test apps: seeded, resettable between tests, and able to slow
  * down or fail chosen operations on demand.
  */
-import { createAnimalStore, type AnimalStore, type AnimalStoreOptions } from '../../core/createAnimalStore.js';
+import { type AnimalStore, type AnimalStoreOptions, createAnimalStore } from '../../core/createAnimalStore.js';
 import type { Catalogue } from '../../core/createCatalogue.js';
 import type { PetStorage } from '../../core/PetStorage.js';
 import { createMemoryStorage } from '../../storage/createMemoryStorage.js';
-import { toSeedPets, type Seed } from './toSeedPets.js';
-import { isInjectedFault, withFaults, type Fault } from './withFaults.js';
+import { type Seed, toSeedPets } from './toSeedPets.js';
+import { type Fault, isInjectedFault, withFaults } from './withFaults.js';
 
 /** How to build a test catalogue; every field is optional. */
 export interface TestCatalogueOptions extends Partial<Omit<AnimalStoreOptions, 'storage'>> {
@@ -78,7 +78,9 @@ export const createTestCatalogue = (options: TestCatalogueOptions = {}): TestCat
       },
     },
   });
-  const injectInitialFaults = () => initialFaults.forEach((fault) => storage.inject(fault));
+  const injectInitialFaults = () => {
+    for (const fault of initialFaults) storage.inject(fault);
+  };
   injectInitialFaults();
 
   return {

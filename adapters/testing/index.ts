@@ -3,10 +3,11 @@
  * A seeded in-memory catalogue that resets between tests and can slow down or fail chosen
  * operations, plus seed loading from a JSON file.
  */
-export { createTestCatalogue } from './createTestCatalogue.js';
+
 export type { TestCatalogue, TestCatalogueOptions } from './createTestCatalogue.js';
+export { createTestCatalogue } from './createTestCatalogue.js';
 export { loadSeedFile } from './loadSeedFile.js';
-export { toSeedPets } from './toSeedPets.js';
 export type { Seed } from './toSeedPets.js';
-export { isInjectedFault, withFaults } from './withFaults.js';
+export { toSeedPets } from './toSeedPets.js';
 export type { CatalogueOperation, Fault, FaultyStorage } from './withFaults.js';
+export { isInjectedFault, withFaults } from './withFaults.js';

@@ -50,7 +50,11 @@ const readJson = async (response: Response): Promise<unknown> => {
   } catch (cause) {
     const type = response.headers.get('content-type') ?? 'no content type';
     throw new AnimalStoreClientError(
-      { code: 'invalid_response', status: response.status, message: `The service answered ${response.status} with a body that is not JSON (${type}); is the base URL right?` },
+      {
+        code: 'invalid_response',
+        status: response.status,
+        message: `The service answered ${response.status} with a body that is not JSON (${type}); is the base URL right?`,
+      },
       { cause },
     );
   }
@@ -82,7 +86,11 @@ const expect = <S extends v.GenericSchema>(schema: S, value: unknown, what: stri
  * const rex = await client.createPet({ name: 'Rex', categoryId: 1 });
  * for await (const pet of client.allPets({ status: 'available' })) console.log(pet.name);
  */
-export const createClient = ({ baseUrl, apiKey, fetch: fetchFn = (request) => globalThis.fetch(request) }: ClientOptions): AnimalStoreClient => {
+export const createClient = ({
+  baseUrl,
+  apiKey,
+  fetch: fetchFn = (request) => globalThis.fetch(request),
+}: ClientOptions): AnimalStoreClient => {
   const base = new URL(String(baseUrl).replace(/\/+$/, ''));
   const petsUrl = `${base.href.replace(/\/+$/, '')}/pets`;
 
@@ -111,7 +119,11 @@ export const createClient = ({ baseUrl, apiKey, fetch: fetchFn = (request) => gl
     const next = new URL(link, base);
     // The API key goes wherever the link points: never to another origin.
     if (next.origin !== base.origin) {
-      throw new AnimalStoreClientError({ code: 'invalid_response', status: response.status, message: `The next-page link points to another origin (${next.origin}); not following it.` });
+      throw new AnimalStoreClientError({
+        code: 'invalid_response',
+        status: response.status,
+        message: `The next-page link points to another origin (${next.origin}); not following it.`,
+      });
     }
     return { pets, next };
   };

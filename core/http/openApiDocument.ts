@@ -32,7 +32,10 @@ const errorResponse = (description: string, headers?: Record<string, unknown>) =
 });
 
 const wwwAuthenticate = {
-  'WWW-Authenticate': { description: 'Bearer realm="animal-store", with error="invalid_token" when a token was sent.', schema: { type: 'string' } },
+  'WWW-Authenticate': {
+    description: 'Bearer realm="animal-store", with error="invalid_token" when a token was sent.',
+    schema: { type: 'string' },
+  },
 };
 
 const commonErrors = {
@@ -73,16 +76,19 @@ export const createOpenApiDocument = (base: string): Record<string, unknown> => 
         get: {
           operationId: 'listPets',
           summary: 'List all animals',
-          description: 'Animals in ascending id order, a page at a time. When more remain, a Link header with rel="next" points at the next page.',
+          description:
+            'Animals in ascending id order, a page at a time. When more remain, a Link header with rel="next" points at the next page.',
           parameters: [
             queryParameter('limit', 'The most animals to return: 1 to 100, decimal digits, default 20.'),
             queryParameter('status', 'Only animals with this availability status.'),
-            queryParameter('cursor', 'Where the page starts, as given by the previous page\'s Link header.'),
+            queryParameter('cursor', "Where the page starts, as given by the previous page's Link header."),
           ],
           responses: {
             '200': {
               description: 'A page of animals.',
-              headers: { Link: { description: '<{base}/pets?limit=L&status=S&cursor=C>; rel="next", when more remain.', schema: { type: 'string' } } },
+              headers: {
+                Link: { description: '<{base}/pets?limit=L&status=S&cursor=C>; rel="next", when more remain.', schema: { type: 'string' } },
+              },
               content: { 'application/json': { schema: { type: 'array', items: ref('Pet') } } },
             },
             '400': errorResponse('A query parameter is not valid.'),
@@ -131,7 +137,9 @@ export const createOpenApiDocument = (base: string): Record<string, unknown> => 
           operationId: 'getOpenApiDocument',
           summary: 'This document',
           security: [],
-          responses: { '200': { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } } },
+          responses: {
+            '200': { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } },
+          },
         },
       },
     },

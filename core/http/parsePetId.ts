@@ -5,9 +5,13 @@ const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
 const badId = (segment: string) =>
-  new AnimalStoreError('validation_failed', `The pet id ${quote(segment)} is not an integer; write it in decimal digits, such as /pets/42.`, {
-    details: [{ path: 'petId', message: 'must be an int64 integer in decimal digits' }],
-  });
+  new AnimalStoreError(
+    'validation_failed',
+    `The pet id ${quote(segment)} is not an integer; write it in decimal digits, such as /pets/42.`,
+    {
+      details: [{ path: 'petId', message: 'must be an int64 integer in decimal digits' }],
+    },
+  );
 
 /**
  * Reads a petId: decimal digits with an optional leading minus, within int64, else a 400.

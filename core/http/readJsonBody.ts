@@ -1,5 +1,5 @@
 /** @module Reads a request body as JSON, within a size bound, without rounding numbers. */
-import { LosslessNumber, isSafeNumber, parse } from 'lossless-json';
+import { isSafeNumber, LosslessNumber, parse } from 'lossless-json';
 import { AnimalStoreError } from '../AnimalStoreError.js';
 
 /** The largest body accepted, in bytes. */
@@ -54,8 +54,7 @@ const readBytes = async (request: Request): Promise<Uint8Array> => {
  * Keeps numbers JavaScript holds exactly and hands back the others as LosslessNumber
  * objects, so validation rejects `12345678901234567890` instead of accepting a rounding.
  */
-const parseNumberExactly = (text: string): number | LosslessNumber =>
-  isSafeNumber(text) ? Number(text) : new LosslessNumber(text);
+const parseNumberExactly = (text: string): number | LosslessNumber => (isSafeNumber(text) ? Number(text) : new LosslessNumber(text));
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
@@ -65,10 +64,7 @@ const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
  */
 export const readJsonBody = async (request: Request): Promise<unknown> => {
   if (!isJsonMediaType(request.headers.get('content-type'))) {
-    throw new AnimalStoreError(
-      'unsupported_media_type',
-      'The request body must be JSON, sent with "Content-Type: application/json".',
-    );
+    throw new AnimalStoreError('unsupported_media_type', 'The request body must be JSON, sent with "Content-Type: application/json".');
   }
   const bytes = await readBytes(request);
   let text: string;

@@ -48,7 +48,9 @@ export const createResponder = (ResponseClass: typeof Response, report: ReportEr
     async withoutBody(response) {
       const length = encoder.encode(await response.text()).byteLength;
       const headers: Record<string, string> = {};
-      response.headers.forEach((value, name) => (headers[name] = value));
+      response.headers.forEach((value, name) => {
+        headers[name] = value;
+      });
       headers['content-length'] = String(length);
       return new ResponseClass(null, { status: response.status, headers });
     },

@@ -15,12 +15,7 @@ const LIMIT_MESSAGE = `must be a whole number from ${LIMIT_MIN} to ${LIMIT_MAX} 
  */
 export const ListQuery = v.strictObject({
   limit: v.optional(
-    v.pipe(
-      v.number(LIMIT_MESSAGE),
-      v.integer(LIMIT_MESSAGE),
-      v.minValue(LIMIT_MIN, LIMIT_MESSAGE),
-      v.maxValue(LIMIT_MAX, LIMIT_MESSAGE),
-    ),
+    v.pipe(v.number(LIMIT_MESSAGE), v.integer(LIMIT_MESSAGE), v.minValue(LIMIT_MIN, LIMIT_MESSAGE), v.maxValue(LIMIT_MAX, LIMIT_MESSAGE)),
     LIMIT_DEFAULT,
   ),
   status: v.optional(PetStatus),

@@ -19,10 +19,7 @@ const codePointLength = (text: string): number => {
 export const PetName = v.pipe(
   v.string('must be a string'),
   v.minLength(1, 'must not be empty'),
-  v.check(
-    (name) => codePointLength(name) <= NAME_MAX_LENGTH,
-    `must be at most ${NAME_MAX_LENGTH} characters long`,
-  ),
+  v.check((name) => codePointLength(name) <= NAME_MAX_LENGTH, `must be at most ${NAME_MAX_LENGTH} characters long`),
   v.regex(/\S/, 'must not be only white space'),
   // The custom check is invisible to JSON Schema; the metadata carries the bound into the
   // generated OpenAPI document, where maxLength counts code points as the check does.

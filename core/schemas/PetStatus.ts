@@ -5,10 +5,7 @@ import * as v from 'valibot';
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
 
 /** Validates an availability status: exactly `available`, `pending` or `sold`. */
-export const PetStatus = v.picklist(
-  PET_STATUSES,
-  'must be one of "available", "pending" or "sold"',
-);
+export const PetStatus = v.picklist(PET_STATUSES, 'must be one of "available", "pending" or "sold"');
 
 /** An availability status. */
 export type PetStatus = v.InferOutput<typeof PetStatus>;

@@ -9,9 +9,10 @@
  * `node --conditions=animal-store-source --import tsx examples/express/main.ts`.
  * PORT (3000 by default) and CATALOGUE_API_KEY configure it.
  */
-import express from 'express';
+
 import { createAnimalStore, createMemoryStorage, isAnimalStoreError } from 'animal-store';
 import { animalStore } from 'animal-store/express';
+import express from 'express';
 
 /** The catalogue: built once, mounted over HTTP below and called directly by /api/orders. */
 const store = createAnimalStore({

@@ -32,7 +32,10 @@ const request = (path: string, key?: string, body?: unknown) =>
 const anonymous = await worker.fetch(request('/v1/pets'), env);
 console.log(`without a key: ${anonymous.status} ${(await anonymous.json()).code}`);
 
-for (const [name, key] of [['Biscuit', 'worker-key'], ['Nimbus', 'next-worker-key']] as const) {
+for (const [name, key] of [
+  ['Biscuit', 'worker-key'],
+  ['Nimbus', 'next-worker-key'],
+] as const) {
   const created = await worker.fetch(request('/v1/pets', key, { name, categoryId: 1 }), env);
   console.log(`created with ${key}: ${created.status} ${JSON.stringify(await created.json())}`);
 }

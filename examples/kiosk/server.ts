@@ -16,8 +16,8 @@
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createMemoryStorage, serve } from 'animal-store/node';
 import type { Pet } from 'animal-store';
+import { createMemoryStorage, serve } from 'animal-store/node';
 
 const host = '127.0.0.1';
 const kioskKey = process.env.KIOSK_API_KEY ?? 'kiosk-demo-key';

@@ -7,10 +7,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterEach, beforeEach, describe } from 'vitest';
-import type { AnimalStoreOptions } from '../../core/index.js';
 import { animalStore } from '../../adapters/express.js';
 import { createFetchHandler } from '../../adapters/fetch.js';
 import { serve } from '../../adapters/node.js';
+import type { AnimalStoreOptions } from '../../core/index.js';
 import { createMemoryStorage } from '../../storage/createMemoryStorage.js';
 
 export const KEY = 'adapter-suite-key';

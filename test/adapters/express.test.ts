@@ -77,7 +77,11 @@ describe('animal-store/express', () => {
     app.use('/catalogue', animalStore(options()));
     const origin = await start(app);
     // Duplicate keys survive as bytes, so the service can refuse them as it does without a parser.
-    const duplicate = await fetch(`${origin}/catalogue/v1/pets`, { method: 'POST', headers: json, body: '{"name":"A","name":"B","categoryId":1}' });
+    const duplicate = await fetch(`${origin}/catalogue/v1/pets`, {
+      method: 'POST',
+      headers: json,
+      body: '{"name":"A","name":"B","categoryId":1}',
+    });
     expect(duplicate.status).toBe(400);
     expect(((await duplicate.json()) as { code: string }).code).toBe('invalid_json');
   });
@@ -93,12 +97,16 @@ describe('animal-store/express', () => {
       body: '{"name":"Rex","categoryId":3,"status":"pending"}',
     });
     expect(await created.json()).toEqual({ id: 1, name: 'Rex', categoryId: 3, status: 'pending' });
-    const unknownField = await fetch(`${origin}/catalogue/v1/pets`, { method: 'POST', headers: json, body: '{"name":"Rex","categoryId":3,"__proto__":{}}' });
+    const unknownField = await fetch(`${origin}/catalogue/v1/pets`, {
+      method: 'POST',
+      headers: json,
+      body: '{"name":"Rex","categoryId":3,"__proto__":{}}',
+    });
     expect(unknownField.status).toBe(400);
     expect(((await unknownField.json()) as { details: Array<{ path: string }> }).details[0]?.path).toBe('__proto__');
   });
 
-  it('answers bodies over express.json()\'s own limit with its Error body, not the app\'s error page', async () => {
+  it("answers bodies over express.json()'s own limit with its Error body, not the app's error page", async () => {
     const app = express();
     app.use(express.json());
     app.use('/catalogue', animalStore(options()));
@@ -109,13 +117,16 @@ describe('animal-store/express', () => {
     expect(((await response.json()) as { code: string }).code).toBe('payload_too_large');
   });
 
-  it('leaves the app\'s parser errors outside the mount to the app', async () => {
+  it("leaves the app's parser errors outside the mount to the app", async () => {
     const app = express();
     app.use(express.json());
     app.post('/echo', (req, res) => void res.json(req.body as unknown));
     app.use('/catalogue', animalStore(options()));
     app.use((error: { status?: number }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-      res.status(error.status ?? 500).type('text/plain').send('app error handler');
+      res
+        .status(error.status ?? 500)
+        .type('text/plain')
+        .send('app error handler');
     });
     const origin = await start(app);
     const response = await fetch(`${origin}/echo`, { method: 'POST', headers: json, body: '{oops' });

@@ -6,8 +6,7 @@ const auth = { authorization: `Bearer ${KEY}` };
 const json = { ...auth, 'content-type': 'application/json' };
 
 describeEachAdapter('HTTP interface', (adapter) => {
-  const create = (pet: object) =>
-    adapter().request('/v1/pets', { method: 'POST', headers: json, body: JSON.stringify(pet) });
+  const create = (pet: object) => adapter().request('/v1/pets', { method: 'POST', headers: json, body: JSON.stringify(pet) });
 
   const errorOf = async (response: Response) => {
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);

@@ -4,7 +4,10 @@ import { AnimalStoreError, createAnimalStore, createCatalogue, createMemoryStora
 
 /** Expects a promise to fail with an AnimalStoreError and answers it. */
 const failureOf = async (promise: Promise<unknown>): Promise<AnimalStoreError> => {
-  const error = await promise.then(() => undefined, (reason: unknown) => reason);
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
   expect(isAnimalStoreError(error)).toBe(true);
   return error as AnimalStoreError;
 };
@@ -30,7 +33,10 @@ describe('createCatalogue from the package root', () => {
     expect(invalid).toMatchObject({ code: 'validation_failed', status: 400 });
     expect(invalid.details?.map((detail) => detail.path)).toEqual(['name', 'categoryId']);
     expect(await failureOf(catalogue.getPet(9))).toMatchObject({ code: 'not_found', status: 404 });
-    expect(await failureOf(catalogue.listPets({ limit: 0 }))).toMatchObject({ code: 'validation_failed', details: [{ path: 'limit', message: expect.any(String) }] });
+    expect(await failureOf(catalogue.listPets({ limit: 0 }))).toMatchObject({
+      code: 'validation_failed',
+      details: [{ path: 'limit', message: expect.any(String) }],
+    });
     expect(await failureOf(catalogue.listPets({ cursor: 'made-up' }))).toMatchObject({ code: 'validation_failed' });
   });
 

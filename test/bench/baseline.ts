@@ -150,7 +150,8 @@ const checkNewPet = (body: unknown): { name: string; categoryId: number; status:
   const unknown = Object.keys(rest);
   if (unknown.length > 0) return `Unknown field ${unknown[0]}.`;
   if (typeof name !== 'string' || name.length < 1 || name.length > 200 || name.trim() === '') return 'name must be 1 to 200 characters.';
-  if (typeof categoryId !== 'number' || !Number.isSafeInteger(categoryId) || categoryId < 1) return 'categoryId must be a positive integer.';
+  if (typeof categoryId !== 'number' || !Number.isSafeInteger(categoryId) || categoryId < 1)
+    return 'categoryId must be a positive integer.';
   if (status !== undefined && (typeof status !== 'string' || !STATUSES.has(status))) return 'status must be available, pending or sold.';
   return { name, categoryId, status: (status as Status | undefined) ?? 'available' };
 };

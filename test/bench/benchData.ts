@@ -1,8 +1,9 @@
 /** @module The animals every contender of the benchmark serves, written once per size. */
+
+import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { once } from 'node:events';
 
 /** The statuses, in the order they repeat through the catalogue. */
 export const BENCH_STATUSES = ['available', 'pending', 'sold'] as const;
@@ -36,7 +37,7 @@ const NAMES = ['Rex', 'Luna', 'Milo', 'Bella', 'Coco', 'Max', 'Nala', 'Otto', 'P
 export const benchPet = (id: number): BenchPet => ({
   id,
   name: `${NAMES[id % NAMES.length]} ${id}`,
-  categoryId: 1 + (Math.imul(id, 2654435761) >>> 0) % 12,
+  categoryId: 1 + ((Math.imul(id, 2654435761) >>> 0) % 12),
   status: BENCH_STATUSES[id % 3]!,
 });
 

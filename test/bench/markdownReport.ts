@@ -5,9 +5,20 @@ import { CONTENDER_LABELS, CONTENDERS } from './servers.js';
 import type { LoadFigures } from './workloads.js';
 
 const number = (value: number) => (value > 0 && value < 10 ? value.toFixed(1) : Math.round(value).toLocaleString('en-US'));
-const milliseconds = (value: number) => (!Number.isFinite(value) ? '–' : value < 10 ? value.toFixed(1) : Math.round(value).toLocaleString('en-US'));
+const milliseconds = (value: number) =>
+  !Number.isFinite(value) ? '–' : value < 10 ? value.toFixed(1) : Math.round(value).toLocaleString('en-US');
 const ratio = (value: number | undefined) =>
-  value === undefined || !Number.isFinite(value) ? 'n/a' : value === 0 ? '0×' : value < 0.001 ? '< 0.001×' : value >= 10 ? `${value.toFixed(0)}×` : value >= 0.1 ? `${value.toFixed(2)}×` : `${value.toFixed(3)}×`;
+  value === undefined || !Number.isFinite(value)
+    ? 'n/a'
+    : value === 0
+      ? '0×'
+      : value < 0.001
+        ? '< 0.001×'
+        : value >= 10
+          ? `${value.toFixed(0)}×`
+          : value >= 0.1
+            ? `${value.toFixed(2)}×`
+            : `${value.toFixed(3)}×`;
 
 /** `12,345 req/s (p50 3.1 / p99 8.0 ms)`, with a warning when any answer was not 2xx. */
 const figures = (median: LoadFigures | undefined, failures: string[] | undefined) => {
@@ -40,7 +51,10 @@ export const markdownReport = (results: BenchResults): string => {
     );
   }
   if (results.startup.length > 0) {
-    lines.push('', `| Start-up (spawn → listening) / resident memory after start | ${CONTENDERS.map((id) => CONTENDER_LABELS[id]).join(' | ')} |`);
+    lines.push(
+      '',
+      `| Start-up (spawn → listening) / resident memory after start | ${CONTENDERS.map((id) => CONTENDER_LABELS[id]).join(' | ')} |`,
+    );
     lines.push(`|---|${CONTENDERS.map(() => '--:').join('|')}|`);
     for (const startup of results.startup) {
       const cells = CONTENDERS.map((id) => {

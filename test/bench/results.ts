@@ -90,14 +90,19 @@ export const medianFigures = (runs: readonly LoadFigures[]): LoadFigures | undef
 
 /** Short counts: 1000 → 1k, 1000000 → 1M. */
 export const formatCount = (count: number): string =>
-  count >= 1_000_000 && count % 100_000 === 0 ? `${count / 1_000_000}M` : count >= 1_000 && count % 100 === 0 ? `${count / 1_000}k` : String(count);
+  count >= 1_000_000 && count % 100_000 === 0
+    ? `${count / 1_000_000}M`
+    : count >= 1_000 && count % 100 === 0
+      ? `${count / 1_000}k`
+      : String(count);
 
 const rpsOf = (results: BenchResults, id: WorkloadResult['id'], contender: ContenderId) =>
   results.workloads.find((workload) => workload.id === id)?.contenders[contender]?.median?.requestsPerSecond;
 const workloadOf = (results: BenchResults, id: WorkloadResult['id']) => results.workloads.find((workload) => workload.id === id);
 
 const fixed = (value: number | undefined, digits = 2) => (value === undefined || !Number.isFinite(value) ? 'n/a' : value.toFixed(digits));
-const times = (value: number | undefined, digits = 2) => (value === undefined || !Number.isFinite(value) ? 'n/a' : `${value.toFixed(digits)}×`);
+const times = (value: number | undefined, digits = 2) =>
+  value === undefined || !Number.isFinite(value) ? 'n/a' : `${value.toFixed(digits)}×`;
 const judge = (...checks: (boolean | undefined)[]) => (checks.some((check) => check === undefined) ? undefined : checks.every(Boolean));
 const atLeast = (value: number | undefined, bound: number) => (value === undefined || !Number.isFinite(value) ? undefined : value >= bound);
 const below = (value: number | undefined, bound: number) => (value === undefined || !Number.isFinite(value) ? undefined : value < bound);

@@ -24,23 +24,23 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { writeBenchData, type BenchDataFiles } from './benchData.js';
+import { type BenchDataFiles, writeBenchData } from './benchData.js';
 import { describeMachine, pinLoadGenerator } from './machine.js';
-import { describeRun, markdownReport } from './markdownReport.js';
+import { markdownReport } from './markdownReport.js';
 import {
+  type BenchResults,
+  type ContenderFigures,
   formatCount,
   judgeTargets,
   median,
   medianFigures,
-  type BenchResults,
-  type ContenderFigures,
   type Scale,
   type StartupResult,
   type WorkloadResult,
 } from './results.js';
-import { compileOurServer, CONTENDER_LABELS, CONTENDERS, REPO_ROOT, startServer, type ContenderId } from './servers.js';
+import { CONTENDER_LABELS, CONTENDERS, type ContenderId, compileOurServer, REPO_ROOT, startServer } from './servers.js';
 import { svgChart } from './svgChart.js';
-import { checkAnswer, OPERATION_LABELS, runLoad, seedOverHttp, type LoadFigures, type Operation } from './workloads.js';
+import { checkAnswer, type LoadFigures, OPERATION_LABELS, type Operation, runLoad, seedOverHttp } from './workloads.js';
 
 /** Servers are started once per group and run its operations in order (creates last). */
 interface Group {
@@ -86,16 +86,19 @@ const settings = {
   warmupSeconds: positive(args.warmup, quick ? 0.1 : 1, 'warmup'),
   rounds: Math.min(20, Math.round(positive(args.rounds, quick ? 1 : 5, 'rounds'))),
 };
-const SIZES: Record<Scale, number> = quick ? { small: 1_000, medium: 2_000, large: 5_000 } : { small: 1_000, medium: 10_000, large: 1_000_000 };
+const SIZES: Record<Scale, number> = quick
+  ? { small: 1_000, medium: 2_000, large: 5_000 }
+  : { small: 1_000, medium: 10_000, large: 1_000_000 };
 const STARTUP_SIZES = args['no-startup'] ? [] : quick ? [1_000, 5_000] : [1_000, 100_000, 1_000_000];
 const STARTUP_REPEATS = quick ? 1 : Math.min(3, settings.rounds);
 const outDir = resolve(args.out ?? join(dirname(fileURLToPath(import.meta.url))));
-const only = args.only?.split(',').map((item) => item.trim()).filter(Boolean);
+const only = args.only
+  ?.split(',')
+  .map((item) => item.trim())
+  .filter(Boolean);
 const selected = (operation: Operation, scale: Scale) =>
   !only || only.some((item) => item === operation || item === `${operation}@${scale}` || item === scale);
-const contenders: ContenderId[] = args.contenders
-  ? CONTENDERS.filter((id) => args.contenders!.split(',').includes(id))
-  : [...CONTENDERS];
+const contenders: ContenderId[] = args.contenders ? CONTENDERS.filter((id) => args.contenders!.split(',').includes(id)) : [...CONTENDERS];
 const profileDir = args.profile === undefined ? undefined : resolve(args.profile);
 
 /** The chart's one line about the machine: short enough for its width. */
@@ -121,7 +124,8 @@ const sourceOf = (root: string): string => {
 const OPERATION_ORDER: Operation[] = ['list20', 'list100sold', 'getById', 'createMemory', 'createDurable'];
 const SCALE_ORDER: Scale[] = ['small', 'medium', 'large'];
 const inTableOrder = (a: WorkloadResult, b: WorkloadResult) =>
-  OPERATION_ORDER.indexOf(a.operation) - OPERATION_ORDER.indexOf(b.operation) || SCALE_ORDER.indexOf(a.scale) - SCALE_ORDER.indexOf(b.scale);
+  OPERATION_ORDER.indexOf(a.operation) - OPERATION_ORDER.indexOf(b.operation) ||
+  SCALE_ORDER.indexOf(a.scale) - SCALE_ORDER.indexOf(b.scale);
 
 /** Writes results.json, results.md and results.svg, and prints the table. */
 const writeOutputs = async (results: BenchResults) => {
@@ -163,7 +167,8 @@ const main = async () => {
     let files = dataFiles.get(animals);
     if (!files) {
       log(`writing ${formatCount(animals)} animals`);
-      dataFiles.set(animals, (files = writeBenchData(join(temporary, 'data'), animals)));
+      files = writeBenchData(join(temporary, 'data'), animals);
+      dataFiles.set(animals, files);
     }
     return files;
   };
@@ -185,7 +190,9 @@ const main = async () => {
             const list = samples.get(contender) ?? [];
             list.push({ startupMs: server.startupMs, rssMiB: memory?.rssMiB ?? NaN, peakMiB: memory?.peakMiB ?? NaN });
             samples.set(contender, list);
-            log(`start-up ${CONTENDER_LABELS[contender]} @ ${formatCount(animals)}: ${server.startupMs.toFixed(0)} ms, ${memory?.rssMiB.toFixed(0)} MiB`);
+            log(
+              `start-up ${CONTENDER_LABELS[contender]} @ ${formatCount(animals)}: ${server.startupMs.toFixed(0)} ms, ${memory?.rssMiB.toFixed(0)} MiB`,
+            );
           } catch (error) {
             failed = true;
             failures.push(`${contender}: ${errorText(error)}`);
@@ -224,7 +231,8 @@ const main = async () => {
     }
     const figuresOf = (id: WorkloadResult['id'], contender: ContenderId): ContenderFigures => {
       const workload = workloads.get(id)!;
-      return (workload.contenders[contender] ??= { runs: [], median: undefined, failures: [] });
+      workload.contenders[contender] ??= { runs: [], median: undefined, failures: [] };
+      return workload.contenders[contender];
     };
 
     for (let round = 1; round <= settings.rounds; round++) {
@@ -235,7 +243,7 @@ const main = async () => {
         const data = await dataFor(animals);
         for (const contender of contenders) {
           const name = `round ${round}/${settings.rounds} ${CONTENDER_LABELS[contender]} @ ${formatCount(animals)} ${group.store}`;
-          let server;
+          let server: Awaited<ReturnType<typeof startServer>> | undefined;
           try {
             server = await startServer(contender, {
               data,
@@ -258,7 +266,9 @@ const main = async () => {
                 figuresOf(id, contender).runs.push(figures);
                 log(
                   `${name} ${operation}: ${Math.round(figures.requestsPerSecond)}/s p50 ${figures.p50} p99 ${figures.p99} ms` +
-                    (figures.non2xx + figures.errors + figures.timeouts > 0 ? ` (non-2xx ${figures.non2xx}, errors ${figures.errors})` : ''),
+                    (figures.non2xx + figures.errors + figures.timeouts > 0
+                      ? ` (non-2xx ${figures.non2xx}, errors ${figures.errors})`
+                      : ''),
                 );
               } catch (error) {
                 failed = true;
@@ -294,7 +304,11 @@ const main = async () => {
       machine,
       settings: {
         ...settings,
-        ourServer: ourSource ? `node adapters/cli.js (tsc build of ${ourSource})` : compiledDir ? 'node adapters/cli.js (tsc build)' : 'node --import tsx adapters/cli.ts',
+        ourServer: ourSource
+          ? `node adapters/cli.js (tsc build of ${ourSource})`
+          : compiledDir
+            ? 'node adapters/cli.js (tsc build)'
+            : 'node --import tsx adapters/cli.ts',
       },
       workloads: [...workloads.values()].sort(inTableOrder),
       startup,

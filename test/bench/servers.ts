@@ -4,7 +4,7 @@
  * its start-up time and resident memory, and stops (or is killed) when asked or when this
  * process ends.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { copyFile, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -168,7 +168,9 @@ const commandFor = async (contender: ContenderId, request: StartRequest) => {
   if (contender === 'ours') {
     const storeArgs = store === 'memory' ? ['--memory'] : ['--data', await copy(data.storeFile)];
     const profile = request.profileDir ? ['--cpu-prof', '--cpu-prof-dir', request.profileDir] : [];
-    const entry = request.compiledDir ? [join(request.compiledDir, 'adapters/cli.js')] : [...TSX_IMPORT, join(REPO_ROOT, 'adapters/cli.ts')];
+    const entry = request.compiledDir
+      ? [join(request.compiledDir, 'adapters/cli.js')]
+      : [...TSX_IMPORT, join(REPO_ROOT, 'adapters/cli.ts')];
     return {
       args: [...profile, ...entry, 'serve', '--host', '127.0.0.1', '--port', '0', '--api-key', BENCH_KEY, '--quiet', ...storeArgs],
       port: undefined,
@@ -177,7 +179,11 @@ const commandFor = async (contender: ContenderId, request: StartRequest) => {
   }
   if (contender === 'baseline') {
     const storeArgs = store === 'memory' ? ['--data', data.storeFile, '--memory'] : ['--data', await copy(data.storeFile)];
-    return { args: [...TSX_IMPORT, join(REPO_ROOT, 'test/bench/baseline.ts'), '--api-key', BENCH_KEY, '--port', '0', ...storeArgs], port: undefined, cwd: REPO_ROOT };
+    return {
+      args: [...TSX_IMPORT, join(REPO_ROOT, 'test/bench/baseline.ts'), '--api-key', BENCH_KEY, '--port', '0', ...storeArgs],
+      port: undefined,
+      cwd: REPO_ROOT,
+    };
   }
   const routes = join(workDir, 'routes.json');
   await writeFile(routes, JSON.stringify(JSON_SERVER_ROUTES));
@@ -195,10 +201,14 @@ const commandFor = async (contender: ContenderId, request: StartRequest) => {
  */
 export const compileOurServer = async (directory: string, sourceRoot = REPO_ROOT): Promise<string> => {
   await mkdir(directory, { recursive: true });
-  const tsc = spawn(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', directory, '--declaration', 'false'], {
-    cwd: sourceRoot,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  const tsc = spawn(
+    process.execPath,
+    [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', directory, '--declaration', 'false'],
+    {
+      cwd: sourceRoot,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
   children.add(tsc);
   const code = await new Promise<number | null>((resolveExit) => tsc.once('exit', resolveExit));
   children.delete(tsc);

@@ -20,7 +20,11 @@ const escapeXml = (text: string) =>
   text.replace(/[<>&"']/g, (char) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[char]!);
 
 const formatRatio = (value: number) =>
-  value === 0 ? '0× (no answer within a run)' : value < 0.001 ? '< 0.001×' : `${value >= 10 ? value.toFixed(0) : value >= 0.1 ? value.toFixed(2) : value.toFixed(3)}×`;
+  value === 0
+    ? '0× (no answer within a run)'
+    : value < 0.001
+      ? '< 0.001×'
+      : `${value >= 10 ? value.toFixed(0) : value >= 0.1 ? value.toFixed(2) : value.toFixed(3)}×`;
 
 /** Where the axis ends and how far apart its ticks are: a round number just past the largest bar. */
 const axisOf = (largest: number) => {
@@ -31,7 +35,9 @@ const axisOf = (largest: number) => {
 /** Renders the chart; rows without a baseline figure are drawn without bars. */
 export const svgChart = (results: BenchResults, subtitle: string): string => {
   const rows = results.workloads;
-  const values = rows.flatMap((row) => [row.ratioToBaseline.ours, row.ratioToBaseline.jsonServer]).filter((v): v is number => v !== undefined && Number.isFinite(v));
+  const values = rows
+    .flatMap((row) => [row.ratioToBaseline.ours, row.ratioToBaseline.jsonServer])
+    .filter((v): v is number => v !== undefined && Number.isFinite(v));
   const { end, step } = axisOf(Math.max(1, ...values));
   const x = (value: number) => PLOT_LEFT + (Math.min(value, end) / end) * (PLOT_RIGHT - PLOT_LEFT);
   const plotBottom = TOP + rows.length * ROW;
@@ -57,16 +63,22 @@ export const svgChart = (results: BenchResults, subtitle: string): string => {
     parts.push(`<text x="${legendX + 20}" y="77" font-size="12.5" fill="${COLORS.text}">${name}</text>`);
     legendX += 40 + name.length * 7.2;
   }
-  parts.push(`<line x1="${legendX}" y1="73" x2="${legendX + 22}" y2="73" stroke="${COLORS.baseline}" stroke-width="1.5" stroke-dasharray="4 3"/>`);
+  parts.push(
+    `<line x1="${legendX}" y1="73" x2="${legendX + 22}" y2="73" stroke="${COLORS.baseline}" stroke-width="1.5" stroke-dasharray="4 3"/>`,
+  );
   parts.push(`<text x="${legendX + 28}" y="77" font-size="12.5" fill="${COLORS.text}">bare node:http = 1.0</text>`);
 
   // Grid and axis.
   for (let tick = 0, i = 0; tick <= end + 1e-9 && i < 100; tick = ++i * step) {
     const tx = x(tick).toFixed(1);
     parts.push(`<line x1="${tx}" y1="${TOP - 6}" x2="${tx}" y2="${plotBottom}" stroke="${COLORS.grid}" stroke-width="1"/>`);
-    parts.push(`<text x="${tx}" y="${plotBottom + 18}" font-size="11.5" fill="${COLORS.muted}" text-anchor="middle">${Number(tick.toFixed(2))}×</text>`);
+    parts.push(
+      `<text x="${tx}" y="${plotBottom + 18}" font-size="11.5" fill="${COLORS.muted}" text-anchor="middle">${Number(tick.toFixed(2))}×</text>`,
+    );
   }
-  parts.push(`<line x1="${PLOT_LEFT}" y1="${plotBottom}" x2="${PLOT_RIGHT}" y2="${plotBottom}" stroke="${COLORS.muted}" stroke-width="1"/>`);
+  parts.push(
+    `<line x1="${PLOT_LEFT}" y1="${plotBottom}" x2="${PLOT_RIGHT}" y2="${plotBottom}" stroke="${COLORS.muted}" stroke-width="1"/>`,
+  );
   parts.push(
     `<text x="${(PLOT_LEFT + PLOT_RIGHT) / 2}" y="${plotBottom + 40}" font-size="12" fill="${COLORS.text}" text-anchor="middle">requests per second ÷ bare node:http's (median of the rounds; higher is better)</text>`,
   );
@@ -75,7 +87,9 @@ export const svgChart = (results: BenchResults, subtitle: string): string => {
   rows.forEach((row, index) => {
     const top = TOP + index * ROW;
     const [operation = row.label] = row.label.split(' · ');
-    parts.push(`<text x="${LABEL_WIDTH}" y="${top + BAR + 1}" font-size="12.5" fill="${COLORS.text}" text-anchor="end">${escapeXml(operation)}</text>`);
+    parts.push(
+      `<text x="${LABEL_WIDTH}" y="${top + BAR + 1}" font-size="12.5" fill="${COLORS.text}" text-anchor="end">${escapeXml(operation)}</text>`,
+    );
     parts.push(
       `<text x="${LABEL_WIDTH}" y="${top + 2 * BAR + BAR_GAP + 1}" font-size="11" fill="${COLORS.muted}" text-anchor="end">${formatCount(row.animals)} animals</text>`,
     );
@@ -91,13 +105,17 @@ export const svgChart = (results: BenchResults, subtitle: string): string => {
       }
       const barEnd = Math.max(x(value), PLOT_LEFT + 1.5);
       parts.push(`<rect x="${PLOT_LEFT}" y="${y}" width="${(barEnd - PLOT_LEFT).toFixed(1)}" height="${BAR}" rx="2" fill="${color}"/>`);
-      parts.push(`<text x="${(barEnd + 5).toFixed(1)}" y="${y + BAR - 3}" font-size="11" fill="${COLORS.text}" stroke="#ffffff" stroke-width="3" paint-order="stroke">${formatRatio(value)}</text>`);
+      parts.push(
+        `<text x="${(barEnd + 5).toFixed(1)}" y="${y + BAR - 3}" font-size="11" fill="${COLORS.text}" stroke="#ffffff" stroke-width="3" paint-order="stroke">${formatRatio(value)}</text>`,
+      );
     });
   });
 
   // The baseline itself, over the bars.
   const one = x(1).toFixed(1);
-  parts.push(`<line x1="${one}" y1="${TOP - 6}" x2="${one}" y2="${plotBottom}" stroke="${COLORS.baseline}" stroke-width="1.5" stroke-dasharray="4 3"/>`);
+  parts.push(
+    `<line x1="${one}" y1="${TOP - 6}" x2="${one}" y2="${plotBottom}" stroke="${COLORS.baseline}" stroke-width="1.5" stroke-dasharray="4 3"/>`,
+  );
   parts.push('</g>', '</svg>');
   return `${parts.join('\n')}\n`;
 };

@@ -59,7 +59,8 @@ export const addSelfTimes = (profile: CpuProfile, into: SelfTimes): void => {
     into.functions.set(name, (into.functions.get(name) ?? 0) + ms);
     into.files.set(place, (into.files.get(place) ?? 0) + ms);
     const onStack = new Set<string>();
-    for (let at: number | undefined = id, depth = 0; at !== undefined && depth < 500; at = parentOf.get(at), depth++) onStack.add(nameOf(at));
+    for (let at: number | undefined = id, depth = 0; at !== undefined && depth < 500; at = parentOf.get(at), depth++)
+      onStack.add(nameOf(at));
     for (const caller of onStack) into.inclusive.set(caller, (into.inclusive.get(caller) ?? 0) + ms);
   });
 };

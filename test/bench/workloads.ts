@@ -98,7 +98,11 @@ export const runLoad = async (origin: string, operation: Operation, animals: num
 /** What a correct answer looks like, checked once before each load so no contender is timed on errors. */
 export const checkAnswer = async (origin: string, operation: Operation): Promise<void> => {
   const { method, path, headers, body } = requestOf(operation, 1);
-  const response = await fetch(`${origin}${path}`, { method: method ?? 'GET', headers: headers as Record<string, string>, body: typeof body === 'string' ? body : null });
+  const response = await fetch(`${origin}${path}`, {
+    method: method ?? 'GET',
+    headers: headers as Record<string, string>,
+    body: typeof body === 'string' ? body : null,
+  });
   const text = await response.text();
   const fail = (why: string) => {
     throw new Error(`${method} ${path} answered ${response.status} ${text.slice(0, 200)}: ${why}`);
@@ -134,5 +138,6 @@ export const seedOverHttp = async (origin: string, count: number, connections: n
       body: JSON.stringify({ name: 'Seeded Luna', categoryId: 3, status }),
     })),
   });
-  if (result['2xx'] !== count) throw new Error(`seeding stored ${result['2xx']} of ${count} animals (${result.non2xx} non-2xx, ${result.errors} errors)`);
+  if (result['2xx'] !== count)
+    throw new Error(`seeding stored ${result['2xx']} of ${count} animals (${result.non2xx} non-2xx, ${result.errors} errors)`);
 };

@@ -22,7 +22,25 @@ describe('animal-store serve arguments', () => {
 
   it('reads every flag, repeatable keys and origins, and keys from the environment', () => {
     const settings = settingsOf(
-      ['serve', '--host', '0.0.0.0', '--port', '0', '--memory', '--api-key', 'a', '--api-key', 'b', '--base-path', '/api/', '--cors', 'http://localhost:5173', '--cors', 'https://kiosk.example', '--quiet'],
+      [
+        'serve',
+        '--host',
+        '0.0.0.0',
+        '--port',
+        '0',
+        '--memory',
+        '--api-key',
+        'a',
+        '--api-key',
+        'b',
+        '--base-path',
+        '/api/',
+        '--cors',
+        'http://localhost:5173',
+        '--cors',
+        'https://kiosk.example',
+        '--quiet',
+      ],
       { ANIMAL_STORE_API_KEYS: 'c, d,,a' },
     );
     expect(settings).toEqual({

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { animalStore } from '../../adapters/express.js';
-import { serve, type AnimalStoreServer } from '../../adapters/node.js';
+import { type AnimalStoreServer, serve } from '../../adapters/node.js';
 import { AnimalStoreClientError, createClient, isAnimalStoreClientError } from '../../core/client/index.js';
 import { createMemoryStorage } from '../../storage/createMemoryStorage.js';
 
@@ -27,7 +27,7 @@ describe('createClient against the standalone server', () => {
   });
   afterAll(() => server.close());
 
-  it('creates, lists and gets animals with the server\'s types', async () => {
+  it("creates, lists and gets animals with the server's types", async () => {
     const client = createClient({ baseUrl: server.url, apiKey: KEY });
     const rex = await client.createPet({ name: 'Rex', categoryId: 1 });
     expect(rex).toEqual({ id: 1, name: 'Rex', categoryId: 1, status: 'available' });
@@ -120,7 +120,7 @@ describe('createClient failures that never produced an Error body', () => {
     expect(await failureOf(client.getPet(1))).toMatchObject({ code: 'invalid_response', status: 200 });
   });
 
-  it('sends the key only to the base URL\'s origin, never following a next link elsewhere', async () => {
+  it("sends the key only to the base URL's origin, never following a next link elsewhere", async () => {
     const seen: string[] = [];
     const client = createClient({
       baseUrl: 'http://store.test/v1',
@@ -130,9 +130,11 @@ describe('createClient failures that never produced an Error body', () => {
         return Response.json([], { headers: { link: '<http://evil.test/v1/pets?cursor=x>; rel="next"' } });
       },
     });
-    const error = await failureOf((async () => {
-      for await (const _pet of client.allPets()) void _pet;
-    })());
+    const error = await failureOf(
+      (async () => {
+        for await (const _pet of client.allPets()) void _pet;
+      })(),
+    );
     expect(error.code).toBe('invalid_response');
     expect(seen).toEqual(['http://store.test/v1/pets']);
   });

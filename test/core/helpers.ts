@@ -1,5 +1,5 @@
 /** @module Builds a fresh service over memory storage and speaks to it without a server. */
-import { createAnimalStore, type AnimalStoreOptions, type ErrorBody, type Pet } from '../../core/index.js';
+import { type AnimalStoreOptions, createAnimalStore, type ErrorBody, type Pet } from '../../core/index.js';
 import { createMemoryStorage } from '../../storage/createMemoryStorage.js';
 
 export const KEY = 'test-key-1';

@@ -22,7 +22,9 @@ describe('the OpenAPI document', () => {
     const validatorFor = (path: string, method: string, status: number) => {
       const responses = document.paths[path][method].responses;
       const response = responses[String(status)] ?? responses.default;
-      const schema = JSON.parse(JSON.stringify(response.content['application/json'].schema).replaceAll('"#/components', '"doc#/components'));
+      const schema = JSON.parse(
+        JSON.stringify(response.content['application/json'].schema).replaceAll('"#/components', '"doc#/components'),
+      );
       return ajv.compile(schema);
     };
     const { call, post } = makeStore();

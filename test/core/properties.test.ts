@@ -10,16 +10,21 @@ const statusFilter = fc.option(status, { nil: undefined });
 
 /** A catalogue of 0–250 animals with ids 1…n, as a storage would hold it. */
 const catalogue = fc
-  .array(fc.record({ name: fc.string({ minLength: 1, maxLength: 8 }).filter((n) => /\S/.test(n)), categoryId: fc.integer({ min: 1, max: 9 }), status }), {
-    maxLength: 250,
-  })
+  .array(
+    fc.record({
+      name: fc.string({ minLength: 1, maxLength: 8 }).filter((n) => /\S/.test(n)),
+      categoryId: fc.integer({ min: 1, max: 9 }),
+      status,
+    }),
+    {
+      maxLength: 250,
+    },
+  )
   .map((pets) => pets.map((pet, i): Pet => ({ id: i + 1, ...pet })));
 
-const nextOf = (response: Response): string | undefined =>
-  /^<([^>]+)>; rel="next"$/.exec(response.headers.get('link') ?? '')?.[1];
+const nextOf = (response: Response): string | undefined => /^<([^>]+)>; rel="next"$/.exec(response.headers.get('link') ?? '')?.[1];
 
-const query = (limit: number, filter: PetStatus | undefined) =>
-  `/v1/pets?limit=${limit}${filter ? `&status=${filter}` : ''}`;
+const query = (limit: number, filter: PetStatus | undefined) => `/v1/pets?limit=${limit}${filter ? `&status=${filter}` : ''}`;
 
 /** An oracle for NewPet written without valibot, from the decisions file's words. */
 const isValidNewPet = (value: unknown): boolean => {
@@ -28,8 +33,13 @@ const isValidNewPet = (value: unknown): boolean => {
   if (Object.keys(body).some((key) => !['name', 'categoryId', 'status'].includes(key))) return false;
   const { name, categoryId, status: given } = body;
   return (
-    typeof name === 'string' && [...name].length >= 1 && [...name].length <= 200 && /\S/.test(name) &&
-    typeof categoryId === 'number' && Number.isSafeInteger(categoryId) && categoryId >= 1 &&
+    typeof name === 'string' &&
+    [...name].length >= 1 &&
+    [...name].length <= 200 &&
+    /\S/.test(name) &&
+    typeof categoryId === 'number' &&
+    Number.isSafeInteger(categoryId) &&
+    categoryId >= 1 &&
     (given === undefined || (PET_STATUSES as readonly unknown[]).includes(given))
   );
 };
@@ -80,7 +90,7 @@ describe('properties', () => {
           const { call, post } = makeStore({ storage: createMemoryStorage(pets) });
           const seen: Pet[] = [];
           let path: string | undefined = query(limit, filter);
-          let pending = [...createdBetween];
+          const pending = [...createdBetween];
           for (let pages = 0; path !== undefined; pages++) {
             expect(pages).toBeLessThanOrEqual(pets.length + createdBetween.length + 1);
             const response: Response = await call(path);
@@ -127,11 +137,14 @@ describe('properties', () => {
     // Judge what the server will read: the JSON text, not the JavaScript value it came from.
     const text = body.map((value) => JSON.stringify(value) ?? 'undefined');
     await fc.assert(
-      fc.asyncProperty(text.filter((json) => json === 'undefined' || !isValidNewPet(JSON.parse(json))), async (json) => {
-        const response = await post(json);
-        expect(response.status).toBe(400);
-        expect(['validation_failed', 'invalid_json']).toContain((await errorOf(response)).code);
-      }),
+      fc.asyncProperty(
+        text.filter((json) => json === 'undefined' || !isValidNewPet(JSON.parse(json))),
+        async (json) => {
+          const response = await post(json);
+          expect(response.status).toBe(400);
+          expect(['validation_failed', 'invalid_json']).toContain((await errorOf(response)).code);
+        },
+      ),
       { numRuns: 400 },
     );
     expect(await listAll()).toEqual([]);

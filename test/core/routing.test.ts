@@ -42,7 +42,10 @@ describe('paths, methods and the base path', () => {
 
   it('answers HEAD like GET without a body', async () => {
     const { call, seed } = makeStore();
-    await seed([{ name: 'Rex', categoryId: 1 }, { name: 'Tom', categoryId: 1 }]);
+    await seed([
+      { name: 'Rex', categoryId: 1 },
+      { name: 'Tom', categoryId: 1 },
+    ]);
     const get = await call('/v1/pets?limit=1');
     const head = await call('/v1/pets?limit=1', { method: 'HEAD' });
     expect(head.status).toBe(200);
@@ -88,9 +91,15 @@ describe('paths, methods and the base path', () => {
 
   it('turns an unexpected failure into a bare 500 and reports it to the operator only', async () => {
     const failing = {
-      create: async () => { throw new Error('disk on fire at /secret/path'); },
-      get: async () => { throw new TypeError('cannot read x of undefined'); },
-      list: async () => { throw new Error('boom'); },
+      create: async () => {
+        throw new Error('disk on fire at /secret/path');
+      },
+      get: async () => {
+        throw new TypeError('cannot read x of undefined');
+      },
+      list: async () => {
+        throw new Error('boom');
+      },
       close: async () => {},
     };
     const { call, post, errors } = makeStore({ storage: failing });
@@ -106,7 +115,9 @@ describe('paths, methods and the base path', () => {
   it('passes a storage_unavailable failure through as 503', async () => {
     const { AnimalStoreError } = await import('../../core/index.js');
     const storage = {
-      create: async () => { throw new AnimalStoreError('storage_unavailable', 'The animal could not be stored durably; nothing was stored.'); },
+      create: async () => {
+        throw new AnimalStoreError('storage_unavailable', 'The animal could not be stored durably; nothing was stored.');
+      },
       get: async () => undefined,
       list: async () => [],
       close: async () => {},
@@ -125,7 +136,11 @@ describe('CORS', () => {
     const { call } = makeStore();
     const response = await call('/v1/pets', { headers: { origin } });
     expect(response.headers.get('access-control-allow-origin')).toBeNull();
-    const preflight = await call('/v1/pets', { method: 'OPTIONS', key: null, headers: { origin, 'access-control-request-method': 'POST' } });
+    const preflight = await call('/v1/pets', {
+      method: 'OPTIONS',
+      key: null,
+      headers: { origin, 'access-control-request-method': 'POST' },
+    });
     expect(preflight.status).toBe(401);
   });
 

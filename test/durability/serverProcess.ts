@@ -9,7 +9,7 @@ import * as v from 'valibot';
 import { afterEach } from 'vitest';
 import type { Pet } from '../../core/schemas/Pet.js';
 import { PetFile, type PetFileData } from '../../storage/PetFile.js';
-import { killLeftoverProcesses, LISTENING, runCli, waitForListening, type CliOptions, type NodeProcess } from '../support/startCli.js';
+import { type CliOptions, killLeftoverProcesses, LISTENING, type NodeProcess, runCli, waitForListening } from '../support/startCli.js';
 
 /** The API key every test server accepts. */
 export const API_KEY = 'durability-test-key';

@@ -1,6 +1,6 @@
 /** @module The Express example serves its own routes and the mounted catalogue side by side. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { killLeftoverExamples, startExample, type RunningExample } from './runExample.js';
+import { killLeftoverExamples, type RunningExample, startExample } from './runExample.js';
 
 const apiKey = 'express-test-key';
 let app: RunningExample;

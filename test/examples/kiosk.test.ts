@@ -4,7 +4,7 @@
  * clicked through in Chromium by test/kiosk/kiosk.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { killLeftoverExamples, startExample, type RunningExample } from './runExample.js';
+import { killLeftoverExamples, type RunningExample, startExample } from './runExample.js';
 
 let kiosk: RunningExample;
 let pageUrl: string;
@@ -52,7 +52,9 @@ describe('examples/kiosk servers', () => {
   it('gives other origins nothing a browser would let them read', async () => {
     const refused = await preflight('http://elsewhere.example');
     expect(refused.headers.get('access-control-allow-origin')).toBeNull();
-    const listed = await fetch(`${apiBase}/pets`, { headers: { origin: 'http://elsewhere.example', authorization: 'Bearer kiosk-test-key' } });
+    const listed = await fetch(`${apiBase}/pets`, {
+      headers: { origin: 'http://elsewhere.example', authorization: 'Bearer kiosk-test-key' },
+    });
     expect(listed.headers.get('access-control-allow-origin')).toBeNull();
   });
 

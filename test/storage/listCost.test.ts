@@ -20,12 +20,15 @@ const countingIndex = (size: number) => {
         return Reflect.get(target, key, receiver);
       },
     });
-  const pets = Array.from({ length: size }, (_, offset): Pet => ({
-    id: offset + 1,
-    name: `Animal ${offset + 1}`,
-    categoryId: 1,
-    status: PET_STATUSES[offset % 3]!,
-  }));
+  const pets = Array.from(
+    { length: size },
+    (_, offset): Pet => ({
+      id: offset + 1,
+      name: `Animal ${offset + 1}`,
+      categoryId: 1,
+      status: PET_STATUSES[offset % 3]!,
+    }),
+  );
   const index = new PetIndex(pets, { createRun });
   reads.count = 0;
   built.set(size, { index, reads });

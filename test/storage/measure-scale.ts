@@ -8,11 +8,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PET_STATUSES } from '../../core/schemas/PetStatus.js';
 import type { Pet } from '../../core/schemas/Pet.js';
+import { PET_STATUSES } from '../../core/schemas/PetStatus.js';
+import { checkPetFile } from '../../storage/checkPetFile.js';
 import { openJsonFileStorage } from '../../storage/openJsonFileStorage.js';
 import { PetFileSerializer } from '../../storage/PetFileSerializer.js';
-import { checkPetFile } from '../../storage/checkPetFile.js';
 import { PetIndex } from '../../storage/PetIndex.js';
 
 /** Writes a data file of `size` animals with names of a realistic length. */

@@ -3,7 +3,7 @@
  * they print, waits for a line, and kills whatever a failed test left running. The CLI,
  * durability and example tests all start their processes through this one module.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** The repository root, where every program is started from. */
@@ -82,6 +82,12 @@ export const waitForOutput = (running: NodeProcess, pattern: RegExp, timeoutMs =
     stdout.on('data', look);
     look();
     void running.exited.then(({ code, signal }) =>
-      finish(() => reject(new Error(`The process ended (code ${code}, signal ${signal}) before printing ${pattern}:\n${running.stdout()}\n${running.stderr()}`))),
+      finish(() =>
+        reject(
+          new Error(
+            `The process ended (code ${code}, signal ${signal}) before printing ${pattern}:\n${running.stdout()}\n${running.stderr()}`,
+          ),
+        ),
+      ),
     );
   });

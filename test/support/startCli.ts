@@ -1,7 +1,7 @@
 /** @module Starts the real `animal-store` CLI (`adapters/cli.ts`, from source) and waits until it listens. */
-import { spawnNode, waitForOutput, type NodeProcess } from './nodeProcess.js';
+import { type NodeProcess, spawnNode, waitForOutput } from './nodeProcess.js';
 
-export { killLeftoverProcesses, REPO_ROOT, type Exit, type NodeProcess } from './nodeProcess.js';
+export { type Exit, killLeftoverProcesses, type NodeProcess, REPO_ROOT } from './nodeProcess.js';
 
 /** How to start the CLI beyond its arguments. */
 export interface CliOptions {
@@ -13,10 +13,11 @@ export interface CliOptions {
 
 /** Runs `node --import tsx adapters/cli.ts …args`; does not wait for anything. */
 export const runCli = (args: string[], { env = {}, preload = [] }: CliOptions = {}): NodeProcess =>
-  spawnNode(
-    ['--import', 'tsx', ...preload.flatMap((module) => ['--import', module]), 'adapters/cli.ts', ...args],
-    { ANIMAL_STORE_API_KEYS: '', PORT: '', ...env },
-  );
+  spawnNode(['--import', 'tsx', ...preload.flatMap((module) => ['--import', module]), 'adapters/cli.ts', ...args], {
+    ANIMAL_STORE_API_KEYS: '',
+    PORT: '',
+    ...env,
+  });
 
 /** The `listening on URL` line the CLI prints once it serves. */
 export const LISTENING = /listening on (http:\/\/\S+)/;

@@ -3,9 +3,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createTestCatalogue, loadSeedFile } from '../../adapters/testing/index.js';
 import { createClient } from '../../core/client/index.js';
 import { isAnimalStoreError } from '../../core/index.js';
-import { createTestCatalogue, loadSeedFile } from '../../adapters/testing/index.js';
 
 const SEED = [
   { name: 'Rex', categoryId: 1 },
@@ -13,7 +13,11 @@ const SEED = [
 ];
 
 /** Expects a promise to reject and answers the reason. */
-const rejectionOf = (promise: Promise<unknown>) => promise.then(() => expect.fail('expected a rejection'), (reason: unknown) => reason);
+const rejectionOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => expect.fail('expected a rejection'),
+    (reason: unknown) => reason,
+  );
 
 describe('createTestCatalogue', () => {
   it('starts from new animals given ids 1, 2, … in order, over HTTP and in-process alike', async () => {
@@ -48,12 +52,24 @@ describe('createTestCatalogue', () => {
   });
 
   it('refuses an invalid seed, naming the entry and the field', () => {
-    expect(() => createTestCatalogue({ seed: [{ name: 'Rex', categoryId: 1 }, { name: 'Tom', categoryId: -1 }] })).toThrow(
-      /The seed at \[1\] is not valid: categoryId must be a positive integer/,
-    );
-    expect(() => createTestCatalogue({ seed: [{ name: 'Rex', categoryId: 1, colour: 'red' } as never] })).toThrow(/colour is not a known field/);
     expect(() =>
-      createTestCatalogue({ seed: [{ id: 1, name: 'Rex', categoryId: 1 }, { name: 'Tom', categoryId: 1 }] as never }),
+      createTestCatalogue({
+        seed: [
+          { name: 'Rex', categoryId: 1 },
+          { name: 'Tom', categoryId: -1 },
+        ],
+      }),
+    ).toThrow(/The seed at \[1\] is not valid: categoryId must be a positive integer/);
+    expect(() => createTestCatalogue({ seed: [{ name: 'Rex', categoryId: 1, colour: 'red' } as never] })).toThrow(
+      /colour is not a known field/,
+    );
+    expect(() =>
+      createTestCatalogue({
+        seed: [
+          { id: 1, name: 'Rex', categoryId: 1 },
+          { name: 'Tom', categoryId: 1 },
+        ] as never,
+      }),
     ).toThrow(/every animal an id, or none/);
   });
 });
@@ -96,7 +112,10 @@ describe('injected faults', () => {
       const pets = createTestCatalogue({ seed: SEED });
       pets.inject({ operation: 'getPet', latency: 5_000 });
       let settled = false;
-      const pending = pets.catalogue.getPet(1).then((pet) => ((settled = true), pet));
+      const pending = pets.catalogue.getPet(1).then((pet) => {
+        settled = true;
+        return pet;
+      });
       await vi.advanceTimersByTimeAsync(4_999);
       expect(settled).toBe(false);
       await vi.advanceTimersByTimeAsync(1);
@@ -135,10 +154,17 @@ describe('loadSeedFile', () => {
     return file;
   };
 
-  it('reads a data file in the store\'s own format', async () => {
+  it("reads a data file in the store's own format", async () => {
     const file = await fileWith(
       'store.json',
-      JSON.stringify({ format: 1, nextId: 8, pets: [{ id: 3, name: 'Rex', categoryId: 1, status: 'pending' }, { id: 7, name: 'Tom', categoryId: 1, status: 'sold' }] }),
+      JSON.stringify({
+        format: 1,
+        nextId: 8,
+        pets: [
+          { id: 3, name: 'Rex', categoryId: 1, status: 'pending' },
+          { id: 7, name: 'Tom', categoryId: 1, status: 'sold' },
+        ],
+      }),
     );
     const pets = createTestCatalogue({ seed: await loadSeedFile(file) });
     expect((await pets.catalogue.listPets()).pets.map((pet) => pet.id)).toEqual([3, 7]);
@@ -150,7 +176,10 @@ describe('loadSeedFile', () => {
   });
 
   it('names the file and the first problem of a file that is wrong', async () => {
-    const wrongShape = await fileWith('wrong.json', JSON.stringify({ format: 1, nextId: 2, pets: [{ id: 1, name: 'Rex', categoryId: 'one', status: 'available' }] }));
+    const wrongShape = await fileWith(
+      'wrong.json',
+      JSON.stringify({ format: 1, nextId: 2, pets: [{ id: 1, name: 'Rex', categoryId: 'one', status: 'available' }] }),
+    );
     await expect(loadSeedFile(wrongShape)).rejects.toThrow(/wrong\.json is not valid: pets\[0\]\.categoryId/);
     const notJson = await fileWith('broken.json', '{"format": 1,');
     await expect(loadSeedFile(notJson)).rejects.toThrow(/broken\.json is not valid JSON/);
