@@ -1,14 +1,14 @@
 #!/usr/bin/env node
-import { generateApiKey } from '../core/apiKeys.js';
+import { generateApiKey } from '../core/auth/apiKeys.js';
 import type { PetStorage } from '../core/index.js';
 /**
  * @module The `animal-store` command: the one place that builds a storage, the service and
  * a server, and ties them to the process (signals, exit codes, output).
  */
 import { createMemoryStorage } from '../storage/createMemoryStorage.js';
-import { openJsonFileStorage } from '../storage/openJsonFileStorage.js';
+import { openJsonFileStorage } from '../storage/jsonFile/openJsonFileStorage.js';
 import { parseServeArgs, type ServeSettings, USAGE, UsageError } from './cli/parseServeArgs.js';
-import { serve } from './node.js';
+import { serve } from './node/serve.js';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const err = (line: string) => process.stderr.write(`${line}\n`);

@@ -1,17 +1,17 @@
 /**
  * @module animal-store/express: mounts the service on an Express 5 app at any path.
  *
- * `app.use('/catalogue', animalStore({ storage, keys }))` serves `/catalogue/v1/pets`, with
+ * `app.use('/catalogue', expressMiddleware({ storage, keys }))` serves `/catalogue/v1/pets`, with
  * links and `Location` headers under `/catalogue`, and touches nothing outside its mount.
  * No body parser is needed. One installed before the mount (say a global `express.json()`)
  * is tolerated: the body it consumed is handed to the service (text and buffers exactly,
  * parsed JSON re-serialised), and a body it refused as malformed or too large is answered
- * by the service as if no parser had run. See `animalStore` for the details.
+ * by the service as if no parser had run. See `expressMiddleware` for the details.
  */
 import { Readable } from 'node:stream';
 import type { ErrorRequestHandler, Request as ExpressRequest, RequestHandler } from 'express';
 import { MAX_BODY_BYTES } from '../core/http/readJsonBody.js';
-import { type AnimalStore, type AnimalStoreOptions, createAnimalStore } from '../core/index.js';
+import { createPetService, type PetService, type PetServiceOptions } from '../core/index.js';
 
 /** What a body parser that ran before us left behind, or `undefined` when it read nothing. */
 type ParsedBody = { body: string | Uint8Array } | { body: null } | undefined;
@@ -74,17 +74,17 @@ interface BodyParserError {
 /**
  * The middleware: a request handler, and an error handler for a body parser's refusals
  * (Express only hands errors to four-argument functions, so one function cannot do both).
- * Express flattens the pair wherever middleware is accepted: `app.use(path, animalStore(…))`.
+ * Express flattens the pair wherever middleware is accepted: `app.use(path, expressMiddleware(…))`.
  */
-export type AnimalStoreMiddleware = [RequestHandler, ErrorRequestHandler];
+export type ExpressMiddleware = [RequestHandler, ErrorRequestHandler];
 
 const isBodyParserError = (error: unknown): error is BodyParserError =>
   typeof error === 'object' && error !== null && typeof (error as { type?: unknown }).type === 'string';
 
 /**
  * Creates Express middleware serving animal-store under its mount path. Pass the service's
- * options, or a service built with `createAnimalStore` (to share it with other adapters or
- * reach `store.catalogue`).
+ * options, or a service built with `createPetService` (to share it with other adapters or
+ * reach `service.catalogue`).
  *
  * With a body parser installed before the mount:
  * - `express.raw()` / `express.text()`: the service reads the exact bytes that were sent.
@@ -98,28 +98,33 @@ const isBodyParserError = (error: unknown): error is BodyParserError =>
  * @param options The service's options, or a built service.
  * @returns The middleware to pass to `app.use(path, …)`.
  */
-export const animalStore = (options: AnimalStoreOptions | AnimalStore): AnimalStoreMiddleware => {
-  const store = typeof options === 'function' ? options : createAnimalStore(options);
+export const expressMiddleware = (options: PetServiceOptions | PetService): ExpressMiddleware => {
+  const service = typeof options === 'function' ? options : createPetService(options);
 
   const handle: RequestHandler = async (req, res) => {
-    await send(await store(toWebRequest(req), { mountPath: req.baseUrl }), res);
+    await send(await service(toWebRequest(req), { mountPath: req.baseUrl }), res);
   };
 
   // Errors from a parser that ran before us: replay the request as it arrived, as far as known.
   const replayParserError: ErrorRequestHandler = async (error: unknown, req, res, next) => {
     if (!isBodyParserError(error)) return next(error);
     if (error.type === 'entity.parse.failed' && typeof error.body === 'string') {
-      return send(await store(toWebRequest(req, { body: error.body }), { mountPath: req.baseUrl }), res);
+      return send(await service(toWebRequest(req, { body: error.body }), { mountPath: req.baseUrl }), res);
     }
     // The parser stopped reading; its byte count is what the service's own size check needs.
     // Under our bound, the refusal came from the app's stricter limit, which is the app's to answer.
     const length = error.length ?? error.received;
     if (error.type === 'entity.too.large' && length !== undefined && length > MAX_BODY_BYTES) {
       const replay = { body: null, headers: { 'content-length': String(length) } };
-      return send(await store(toWebRequest(req, replay), { mountPath: req.baseUrl }), res);
+      return send(await service(toWebRequest(req, replay), { mountPath: req.baseUrl }), res);
     }
     return next(error);
   };
 
   return [handle, replayParserError];
 };
+
+/** @deprecated Use `expressMiddleware`: "store" now names only the package. */
+export const animalStore = expressMiddleware;
+/** @deprecated Use `ExpressMiddleware`. */
+export type AnimalStoreMiddleware = ExpressMiddleware;

@@ -6,15 +6,15 @@
  * `export { default } from 'animal-store/fetch'` is a whole worker; keys come from
  * `ANIMAL_STORE_API_KEYS` (comma-separated). `createFetchHandler` is the explicit setup.
  */
-import { generateApiKey, parseApiKeyList } from '../core/apiKeys.js';
-import { type AnimalStore, type AnimalStoreOptions, createAnimalStore } from '../core/index.js';
+import { generateApiKey, parseApiKeyList } from '../core/auth/apiKeys.js';
+import { createPetService, type PetService, type PetServiceOptions } from '../core/index.js';
 import { createMemoryStorage } from '../storage/createMemoryStorage.js';
 
 /** The name of the environment variable holding the API keys, comma-separated. */
 export const API_KEYS_VARIABLE = 'ANIMAL_STORE_API_KEYS';
 
 /** How to build a fetch handler: the service's options, plus where it is mounted. */
-export interface FetchHandlerOptions extends AnimalStoreOptions {
+export interface FetchHandlerOptions extends PetServiceOptions {
   /**
    * The path a framework routes to this handler, when the service does not own the whole
    * origin: for a Next.js route at `app/catalogue/[...path]/route.ts`, `/catalogue`.
@@ -27,7 +27,9 @@ export interface FetchHandler {
   /** Answers one request; never throws (every failure is an Error response). */
   fetch(request: Request): Promise<Response>;
   /** The service behind it, for its catalogue. */
-  store: AnimalStore;
+  service: PetService;
+  /** @deprecated Use `service`. */
+  store: PetService;
 }
 
 /**
@@ -38,9 +40,9 @@ export interface FetchHandler {
  * Deno.serve(handler.fetch);
  */
 export const createFetchHandler = ({ mountPath, ...options }: FetchHandlerOptions): FetchHandler => {
-  const store = createAnimalStore(options);
+  const service = createPetService(options);
   const context = mountPath === undefined ? undefined : { mountPath };
-  return { fetch: (request) => store(request, context), store };
+  return { fetch: (request) => service(request, context), service, store: service };
 };
 
 /** Environment variables as Workers pass them (`env`) or Node-like runtimes expose them. */

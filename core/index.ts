@@ -5,17 +5,19 @@
 
 export type { AnimalStoreErrorOptions } from './AnimalStoreError.js';
 export { AnimalStoreError, isAnimalStoreError } from './AnimalStoreError.js';
+export type { Catalogue, NextPageQuery, PetPage, PetsQuery } from './catalogue/Catalogue.js';
+export type { CatalogueOptions } from './catalogue/createCatalogue.js';
+export { createCatalogue } from './catalogue/createCatalogue.js';
 export type {
   AccessLogEntry,
-  AnimalStore,
-  AnimalStoreLogger,
-  AnimalStoreOptions,
   DeprecatedUse,
+  PetService,
+  PetServiceLogger,
+  PetServiceOptions,
   RequestContext,
-} from './createAnimalStore.js';
-export { createAnimalStore } from './createAnimalStore.js';
-export type { Catalogue, CatalogueOptions, PetPage } from './createCatalogue.js';
-export { createCatalogue, DEFAULT_CURSOR_SECRET } from './createCatalogue.js';
+} from './createPetService.js';
+export { createPetService } from './createPetService.js';
+export * from './deprecatedNames.js';
 export type { Sha256 } from './digest.js';
 export type { CorsOptions } from './http/cors.js';
 export { createOpenApiDocument, INTERFACE_VERSION } from './http/openApiDocument.js';

@@ -1,6 +1,6 @@
 /** @module Reads the `animal-store serve` command line into server settings. */
 import { parseArgs } from 'node:util';
-import { parseApiKeyList } from '../../core/apiKeys.js';
+import { parseApiKeyList } from '../../core/auth/apiKeys.js';
 
 /** The usage text, printed by `--help` and after any command-line error. */
 export const USAGE = `Usage: animal-store serve [options]

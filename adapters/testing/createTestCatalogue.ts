@@ -2,15 +2,15 @@
  * @module A catalogue for test apps: seeded, resettable between tests, and able to slow
  * down or fail chosen operations on demand.
  */
-import { type AnimalStore, type AnimalStoreOptions, createAnimalStore } from '../../core/createAnimalStore.js';
-import type { Catalogue } from '../../core/createCatalogue.js';
+import type { Catalogue } from '../../core/catalogue/Catalogue.js';
+import { createPetService, type PetService, type PetServiceOptions } from '../../core/createPetService.js';
 import type { PetStorage } from '../../core/PetStorage.js';
 import { createMemoryStorage } from '../../storage/createMemoryStorage.js';
 import { type Seed, toSeedPets } from './toSeedPets.js';
 import { type Fault, isInjectedFault, withFaults } from './withFaults.js';
 
 /** How to build a test catalogue; every field is optional. */
-export interface TestCatalogueOptions extends Partial<Omit<AnimalStoreOptions, 'storage'>> {
+export interface TestCatalogueOptions extends Partial<Omit<PetServiceOptions, 'storage'>> {
   /** The animals it starts with (and returns to on `reset()`); validated, see `Seed`. */
   seed?: Seed;
   /** Faults in force from the start (and again after `reset()`). */
@@ -19,8 +19,10 @@ export interface TestCatalogueOptions extends Partial<Omit<AnimalStoreOptions, '
 
 /** A catalogue for tests, with HTTP and in-process access to the same animals. */
 export interface TestCatalogue {
-  /** The service: a fetch-style handler, to mount with any adapter (`animalStore(store)`). */
-  store: AnimalStore;
+  /** The service: a fetch-style handler, to mount with any adapter (`expressMiddleware(service)`). */
+  service: PetService;
+  /** @deprecated Use `service`. */
+  store: PetService;
   /** The in-process catalogue over the same animals. */
   catalogue: Catalogue;
   /** A valid API key: the first of `keys`, `test-key` by default. */
@@ -51,7 +53,7 @@ const ORIGIN = 'http://animal-store.test';
  * beforeEach(() => pets.reset());
  * it('shows an error when the catalogue is down', async () => {
  *   pets.inject({ operation: 'listPets', error: 'storage_unavailable' });
- *   // … drive the app under test against pets.store, pets.fetch or animalStore(pets.store)
+ *   // … drive the app under test against pets.service, pets.fetch or expressMiddleware(pets.service)
  * });
  */
 export const createTestCatalogue = (options: TestCatalogueOptions = {}): TestCatalogue => {
@@ -66,7 +68,7 @@ export const createTestCatalogue = (options: TestCatalogueOptions = {}): TestCat
     close: () => memory.close(),
   };
   const storage = withFaults(current);
-  const store = createAnimalStore({
+  const service = createPetService({
     ...rest,
     keys,
     storage,
@@ -84,11 +86,12 @@ export const createTestCatalogue = (options: TestCatalogueOptions = {}): TestCat
   injectInitialFaults();
 
   return {
-    store,
-    catalogue: store.catalogue,
+    service,
+    store: service,
+    catalogue: service.catalogue,
     apiKey: keys[0]!,
     baseUrl: `${ORIGIN}${(rest.basePath ?? '/v1').replace(/\/+$/, '')}`,
-    fetch: (input, init) => store(new Request(input instanceof Request ? input : new URL(input, ORIGIN), init)),
+    fetch: (input, init) => service(new Request(input instanceof Request ? input : new URL(input, ORIGIN), init)),
     reset() {
       memory = createMemoryStorage(seedPets);
       storage.clearFaults();

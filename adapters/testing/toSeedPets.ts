@@ -3,8 +3,8 @@ import { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import { NEW_PET_FIELDS, NewPet, type NewPetInput } from '../../core/schemas/NewPet.js';
 import { Pet } from '../../core/schemas/Pet.js';
 import { validate } from '../../core/validate.js';
-import { checkPetFile } from '../../storage/checkPetFile.js';
-import type { PetFileData } from '../../storage/PetFile.js';
+import { checkPetFile } from '../../storage/jsonFile/checkPetFile.js';
+import type { PetFileData } from '../../storage/jsonFile/PetFileData.js';
 
 /**
  * Seed data: animals with ids (ascending), new animals without (given ids 1, 2, 3, … in

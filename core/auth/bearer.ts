@@ -1,0 +1,63 @@
+/** @module Bearer credential checking (RFC 6750), keeping only digests of the keys. */
+import { AnimalStoreError } from '../AnimalStoreError.js';
+import { equalInConstantTime, type Sha256, sha256Text, toHex } from '../digest.js';
+
+/** Who called: which configured key matched, named without revealing it. */
+export interface Caller {
+  /** The position of the matching key in the configured list, from 0. */
+  keyIndex: number;
+  /** The first 12 hex digits of the key's SHA-256: safe to log, useless to an attacker. */
+  keyFingerprint: string;
+}
+
+/** Checks an Authorization header; resolves with the caller or throws a 401. */
+export type BearerCheck = (authorization: string | null) => Promise<Caller>;
+
+const REALM = 'Bearer realm="animal-store"';
+
+const unauthorized = (message: string, tokenWasSent: boolean) =>
+  new AnimalStoreError('unauthorized', message, {
+    headers: { 'www-authenticate': tokenWasSent ? `${REALM}, error="invalid_token"` : REALM },
+  });
+
+// RFC 7235: the scheme is case-insensitive; RFC 6750: one b64token after it.
+const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/**
+ * Makes a bearer check for a set of keys. Keys are hashed once, here, and dropped; a
+ * presented token is hashed and compared against every key's digest in constant time, so
+ * neither timing nor an early exit tells how much of a guess was right or which key it hit.
+ */
+export const createBearerCheck = (keys: readonly string[], sha256: Sha256): BearerCheck => {
+  if (keys.length === 0) throw new TypeError('animal-store needs at least one API key.');
+  if (keys.some((key) => !BEARER.test(`Bearer ${key}`))) {
+    throw new TypeError('An API key must be a non-empty token of letters, digits and -._~+/ (optionally ending in =).');
+  }
+  // Each key's digest and, for logs, its fingerprint: computed once here, not per request.
+  const known = Promise.all(
+    keys.map(async (key) => {
+      const digest = await sha256Text(sha256, key);
+      return { digest, fingerprint: toHex(digest.subarray(0, 6)) };
+    }),
+  );
+
+  return async (authorization) => {
+    if (authorization === null || authorization.trim() === '') {
+      throw unauthorized('Send your API key in the Authorization header: "Authorization: Bearer <key>".', false);
+    }
+    const match = BEARER.exec(authorization);
+    if (!match) {
+      throw unauthorized(
+        'The Authorization header must read "Bearer <key>", with a key of letters, digits and -._~+/.',
+        /^bearer\s+\S/i.test(authorization),
+      );
+    }
+    const presented = await sha256Text(sha256, match[1]!);
+    let caller: Caller | undefined;
+    for (const [keyIndex, { digest, fingerprint }] of (await known).entries()) {
+      if (equalInConstantTime(presented, digest) && caller === undefined) caller = { keyIndex, keyFingerprint: fingerprint };
+    }
+    if (caller === undefined) throw unauthorized('The API key is not valid.', true);
+    return caller;
+  };
+};

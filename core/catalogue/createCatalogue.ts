@@ -1,0 +1,82 @@
+/** @module The in-process catalogue: list, create and get animals, with no HTTP in between. */
+import { AnimalStoreError } from '../AnimalStoreError.js';
+import { type Sha256, webCryptoSha256 } from '../digest.js';
+import type { PetStorage } from '../PetStorage.js';
+import { ListQuery } from '../schemas/ListQuery.js';
+import { NEW_PET_FIELDS, NewPet } from '../schemas/NewPet.js';
+import type { Pet } from '../schemas/Pet.js';
+import { validate } from '../validate.js';
+import type { Catalogue, PetsQuery } from './Catalogue.js';
+import { createCursorCodec } from './cursor.js';
+import { checkPetId } from './petId.js';
+import { readListQuery } from './readListQuery.js';
+
+/** What a catalogue is built from. */
+export interface CatalogueOptions {
+  /** Where the animals live: `createMemoryStorage()`, `openJsonFileStorage(...)` or your own. */
+  storage: PetStorage;
+  /**
+   * The secret that seals page cursors. With the default, cursors are still tamper-evident
+   * and survive restarts; set your own to make them unforgeable by anyone reading this code.
+   */
+  cursorSecret?: string;
+  /** SHA-256 to seal cursors with; Web Crypto unless given (a runtime's native hash is faster). */
+  sha256?: Sha256;
+}
+
+/** Walks the pages of a catalogue from the first, following each page's `next` query. */
+export async function* walkPages(listPets: Catalogue['listPets'], query: PetsQuery = {}): AsyncGenerator<Pet[], void, undefined> {
+  let page = await listPets(query);
+  for (;;) {
+    if (page.pets.length > 0) yield page.pets;
+    if (page.next === undefined) return;
+    page = await listPets(page.next);
+  }
+}
+
+/** The cursor secret when none is given: public, so default cursors are tamper-evident but not unforgeable. */
+const DEFAULT_CURSOR_SECRET = 'animal-store/cursor/v1';
+
+/** Builds the in-process catalogue over a storage. The HTTP handlers are built on this. */
+export const createCatalogue = ({
+  storage,
+  cursorSecret = DEFAULT_CURSOR_SECRET,
+  sha256 = webCryptoSha256,
+}: CatalogueOptions): Catalogue => {
+  const cursors = createCursorCodec(cursorSecret, sha256);
+
+  const listPets: Catalogue['listPets'] = async (query = {}) => {
+    const input = query instanceof URLSearchParams ? readListQuery(query) : query;
+    const { limit, status, cursor } = validate(ListQuery, input, {
+      what: 'The list query',
+      rootName: 'query',
+      knownKeys: ListQuery.entries,
+    });
+    const after = cursor === undefined ? 0 : (await cursors.decode(cursor, status)).after;
+    // One more than asked tells whether a next page exists without a second look.
+    const pets = await storage.list({ after, limit: limit + 1, status });
+    if (pets.length <= limit) return { pets };
+    pets.length = limit;
+    const nextCursor = await cursors.encode({ after: pets[limit - 1]!.id, status });
+    return { pets, nextCursor, next: status === undefined ? { limit, cursor: nextCursor } : { limit, status, cursor: nextCursor } };
+  };
+
+  const pages: Catalogue['pages'] = (query) => walkPages(listPets, query);
+
+  return {
+    listPets,
+    pages,
+    async *allPets(query) {
+      for await (const page of pages(query)) yield* page;
+    },
+    async createPet(newPet) {
+      return storage.create(validate(NewPet, newPet, { what: 'The animal', rootName: 'body', knownKeys: NEW_PET_FIELDS }));
+    },
+    async getPet(id) {
+      checkPetId(id);
+      const pet = id >= 1 ? await storage.get(id) : undefined;
+      if (!pet) throw new AnimalStoreError('not_found', `No animal has the id ${id}.`);
+      return pet;
+    },
+  };
+};

@@ -1,0 +1,68 @@
+/** @module Opaque, tamper-evident page cursors for keyset pagination. */
+import { AnimalStoreError } from '../AnimalStoreError.js';
+import { fromBase64Url, toBase64Url } from '../base64url.js';
+import { equalInConstantTime, type Sha256 } from '../digest.js';
+import { PET_STATUSES, type PetStatus } from '../schemas/PetStatus.js';
+
+/** Where a page ends: the last id it showed and the status filter it was made for. */
+export interface CursorPosition {
+  after: number;
+  status: PetStatus | undefined;
+}
+
+/** Encodes positions into cursors and back; `decode` throws a 400 for any cursor it did not make. */
+export interface CursorCodec {
+  encode(position: CursorPosition): Promise<string>;
+  decode(cursor: string, status: PetStatus | undefined): Promise<CursorPosition>;
+}
+
+const encoder = new TextEncoder();
+const SEAL_BYTES = 12;
+const PAYLOAD = /^1:([1-9][0-9]{0,15}):([a-z]*)$/;
+
+const invalidCursor = (reason: string) =>
+  new AnimalStoreError('validation_failed', `The cursor ${reason}; follow the Link header of a page, or start again without a cursor.`, {
+    details: [{ path: 'cursor', message: reason }],
+  });
+
+/**
+ * Makes a cursor codec. A cursor is `payload.seal`: the payload names the position, the
+ * seal is a truncated SHA-256 over a secret and the payload, so a cursor the service did
+ * not make, or one edited by hand, is refused rather than silently trusted. Cursors hold no
+ * state on the server and stay valid across restarts with the same secret.
+ */
+export const createCursorCodec = (secret: string, sha256: Sha256): CursorCodec => {
+  const seal = async (payload: string) => (await sha256(encoder.encode(`${secret}\u0000${payload}`))).subarray(0, SEAL_BYTES);
+
+  // A cursor depends only on its position, and the same few positions (the end of the first
+  // page, above all) are asked for again and again: keep the last ones made.
+  const made = new Map<string, string>();
+
+  return {
+    async encode({ after, status }) {
+      const payload = `1:${after}:${status ?? ''}`;
+      let cursor = made.get(payload);
+      if (cursor === undefined) {
+        cursor = `${toBase64Url(encoder.encode(payload))}.${toBase64Url(await seal(payload))}`;
+        if (made.size >= 1024) made.delete(made.keys().next().value!);
+        made.set(payload, cursor);
+      }
+      return cursor;
+    },
+    async decode(cursor, status) {
+      const [payloadPart, sealPart, ...rest] = cursor.length <= 128 ? cursor.split('.') : [];
+      const payloadBytes = payloadPart === undefined ? undefined : fromBase64Url(payloadPart);
+      const presentedSeal = sealPart === undefined ? undefined : fromBase64Url(sealPart);
+      if (!payloadBytes || !presentedSeal || rest.length > 0) throw invalidCursor('is not a cursor this service made');
+      const payload = String.fromCharCode(...payloadBytes);
+      if (!equalInConstantTime(presentedSeal, await seal(payload))) throw invalidCursor('is not a cursor this service made');
+      const match = PAYLOAD.exec(payload);
+      const cursorStatus = match?.[2] === '' ? undefined : (match?.[2] as PetStatus | undefined);
+      if (!match || (cursorStatus !== undefined && !PET_STATUSES.includes(cursorStatus))) {
+        throw invalidCursor('is not a cursor this service made');
+      }
+      if (cursorStatus !== status) throw invalidCursor('was made for a different status filter');
+      return { after: Number(match[1]), status: cursorStatus };
+    },
+  };
+};

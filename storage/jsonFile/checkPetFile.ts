@@ -1,0 +1,76 @@
+/** @module Checks a parsed data file quickly, and names its first problem when it has one. */
+import * as v from 'valibot';
+import { Pet } from '../../core/schemas/Pet.js';
+import { idProblemAt, nextIdProblem, PET_FILE_HEADER, type PetFileData, type PetFileProblem } from './PetFileData.js';
+import { quickIsPet } from './quickIsPet.js';
+
+/** The file without its animals: checked first, so a wrong top level is named as such. */
+const PetFileHeader = v.strictObject(
+  { ...PET_FILE_HEADER, pets: v.array(v.unknown(), 'must be an array of animals') },
+  'must be a JSON object with "format", "nextId" and "pets"',
+);
+
+/** How many fields an animal has; valibot's strictObject cannot see a stray `__proto__` key. */
+const PET_FIELD_COUNT = Object.keys(Pet.entries).length;
+
+/** Where an issue is, written as in the file: `pets[12].categoryId`. */
+const pathOf = (prefix: string, issue: v.BaseIssue<unknown>): string =>
+  (issue.path ?? []).reduce(
+    (path: string, item) => (typeof item.key === 'number' ? `${path}[${item.key}]` : `${path}${path ? '.' : ''}${String(item.key)}`),
+    prefix,
+  );
+
+/** One problem for an issue: valibot's own words for missing and unknown fields speak of keys, not animals. */
+const problemOf = (prefix: string, issue: v.BaseIssue<unknown>): PetFileProblem => {
+  const path = pathOf(prefix, issue) || 'the file';
+  if (issue.kind === 'schema' && issue.type.endsWith('object') && issue.path?.length) {
+    if (issue.expected === 'never') return { path, message: 'is not a known field' };
+    if (issue.received === 'undefined') return { path, message: 'is missing' };
+  }
+  return { path, message: issue.message };
+};
+
+const isPlainObject = (value: unknown): value is object => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Names a JSON value's kind, for saying what was found instead of an object. */
+const kindOf = (value: unknown): string => (Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`);
+
+/** The first problem of one animal, which `v.is` has already found invalid or odd. */
+const petProblem = (pet: unknown, position: number): PetFileProblem => {
+  if (!isPlainObject(pet)) {
+    return { path: `pets[${position}]`, message: `must be an object with id, name, categoryId and status, not ${kindOf(pet)}` };
+  }
+  const result = v.safeParse(Pet, pet, { abortEarly: true });
+  if (!result.success) return problemOf(`pets[${position}]`, result.issues[0]);
+  const stray = Object.keys(pet as object).find((key) => !Object.hasOwn(Pet.entries, key)) ?? 'an unknown key';
+  return { path: `pets[${position}].${stray}`, message: 'is not a known field' };
+};
+
+/**
+ * Returns the file's content when it is a valid data file, else its first problem in file
+ * order, such as `{path: 'pets[12].categoryId', message: 'must be a positive integer (1 or more)'}`.
+ *
+ * Same rules as the `PetFile` schema, in a faster order: the header once, then each animal
+ * and its id against the one before. An animal passes if `quickIsPet` (sound, a tenth of
+ * valibot's cost) or else `v.is(Pet)` accepts it; only the first that fails is parsed again
+ * with `v.safeParse`, for the message. At a million animals this keeps opening quick.
+ */
+export const checkPetFile = (value: unknown): { data: PetFileData } | { problem: PetFileProblem } => {
+  // valibot takes an array for an object (and then misses its keys): say what it is instead.
+  if (!isPlainObject(value)) {
+    return { problem: { path: 'the file', message: `must be a JSON object with "format", "nextId" and "pets", not ${kindOf(value)}` } };
+  }
+  const header = v.safeParse(PetFileHeader, value, { abortEarly: true });
+  if (!header.success) return { problem: problemOf('', header.issues[0]) };
+  const { format, nextId, pets } = header.output;
+  for (let position = 0; position < pets.length; position++) {
+    const pet = pets[position];
+    const valid = quickIsPet(pet) || (v.is(Pet, pet) && Object.keys(pet).length === PET_FIELD_COUNT);
+    if (!valid) return { problem: petProblem(pet, position) };
+    const problem = idProblemAt(pets as Pet[], position);
+    if (problem) return { problem };
+  }
+  const checked = pets as PetFileData['pets'];
+  const problem = nextIdProblem(checked, nextId);
+  return problem ? { problem } : { data: { format, nextId, pets: checked } };
+};

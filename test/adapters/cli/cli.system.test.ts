@@ -1,0 +1,141 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { track } from '../../support/nodeProcess.js';
+import { killLeftoverProcesses, REPO_ROOT, runCli, startCli, waitForListening } from '../../support/startCli.js';
+
+afterEach(killLeftoverProcesses);
+
+const started = (args: string[], env?: Record<string, string>) => startCli(args, env ? { env } : {});
+
+const authed = (key: string) => ({ authorization: `Bearer ${key}` });
+
+describe('animal-store serve (the real CLI over HTTP)', () => {
+  it('serves the interface on a free port and logs one line per request, never the key', async () => {
+    const cli = await started(['serve', '--port', '0', '--memory', '--api-key', 'secret-key-1']);
+    expect(cli.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+
+    expect((await fetch(`${cli.url}/pets`)).status).toBe(401);
+    const created = await fetch(`${cli.url}/pets`, {
+      method: 'POST',
+      headers: { ...authed('secret-key-1'), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Rex', categoryId: 3 }),
+    });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('location')).toBe('/v1/pets/1');
+    const list = await fetch(`${cli.url}/pets?status=available`, { headers: authed('secret-key-1') });
+    expect(await list.json()).toEqual([{ id: 1, name: 'Rex', categoryId: 3, status: 'available' }]);
+    const health = await fetch(new URL('/healthz', cli.url));
+    expect(health.status).toBe(200);
+
+    const big = await fetch(`${cli.url}/pets`, {
+      method: 'POST',
+      headers: { ...authed('secret-key-1'), 'content-type': 'application/json' },
+      body: 'x'.repeat(200_000),
+    });
+    expect(big.status).toBe(413);
+    // The server goes on serving after refusing a large body.
+    expect((await fetch(`${cli.url}/pets`, { headers: authed('secret-key-1') })).status).toBe(200);
+
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const log = cli.stdout();
+    expect(log).toMatch(/GET \/v1\/pets 401 \d+\.\dms/);
+    expect(log).toMatch(/POST \/v1\/pets 201 \d+\.\dms/);
+    expect(log).not.toContain('secret-key-1');
+    expect(cli.stderr()).not.toContain('secret-key-1');
+  });
+
+  it('stops on SIGTERM after in-flight requests, exit code 0', async () => {
+    const cli = await started(['serve', '--port', '0', '--memory', '--api-key', 'k', '--quiet']);
+    const inFlight = fetch(`${cli.url}/pets`, { headers: authed('k') });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    cli.child.kill('SIGTERM');
+    expect((await inFlight).status).toBe(200);
+    expect((await cli.exited).code).toBe(0);
+  });
+
+  it('makes a key when none is configured, prints it once, and accepts only it', async () => {
+    const cli = await started(['serve', '--port', '0', '--memory']);
+    const key = /generated one for this run: (\S+)/.exec(cli.stdout())?.[1];
+    expect(key).toBeDefined();
+    expect(cli.stdout()).toMatch(/--api-key/);
+    expect(cli.stdout().split(key!).length - 1).toBe(1);
+    expect((await fetch(`${cli.url}/pets`, { headers: authed(key!) })).status).toBe(200);
+    expect((await fetch(`${cli.url}/pets`, { headers: authed('guess') })).status).toBe(401);
+  });
+
+  it('takes keys from ANIMAL_STORE_API_KEYS and a base path from --base-path', async () => {
+    const cli = await started(['serve', '--port', '0', '--memory', '--base-path', '/api'], { ANIMAL_STORE_API_KEYS: 'one,two' });
+    expect(cli.url).toMatch(/\/api$/);
+    expect((await fetch(`${cli.url}/pets`, { headers: authed('two') })).status).toBe(200);
+    expect(cli.stdout()).not.toMatch(/generated/);
+  });
+
+  it('keeps animals in the JSON file by default and finds them after a restart', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'animal-store-cli-'));
+    try {
+      const file = join(folder, 'nested', 'animals.json');
+      const first = await started(['serve', '--port', '0', '--data', file, '--api-key', 'k', '--quiet']);
+      const created = await fetch(`${first.url}/pets`, {
+        method: 'POST',
+        headers: { ...authed('k'), 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Rex', categoryId: 3, status: 'sold' }),
+      });
+      expect(created.status).toBe(201);
+      first.child.kill('SIGTERM');
+      expect((await first.exited).code).toBe(0);
+      expect(readFileSync(file, 'utf8')).toContain('"Rex"');
+
+      const second = await started(['serve', '--port', '0', '--data', file, '--api-key', 'k', '--quiet']);
+      const pets = await (await fetch(`${second.url}/pets`, { headers: authed('k') })).json();
+      expect(pets).toEqual([{ id: 1, name: 'Rex', categoryId: 3, status: 'sold' }]);
+      second.child.kill('SIGTERM');
+      await second.exited;
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('answers an invalid flag with a one-line error and the usage, exit code 2', async () => {
+    const cli = runCli(['serve', '--prot', '8080']);
+    expect((await cli.exited).code).toBe(2);
+    const [first, ...rest] = cli.stderr().trim().split('\n');
+    expect(first).toMatch(/^animal-store: .*prot/);
+    expect(rest.join('\n')).toMatch(/Usage: animal-store serve/);
+    expect(cli.stdout()).toBe('');
+  });
+
+  it('prints the usage for --help, exit code 0', async () => {
+    const cli = runCli(['--help']);
+    expect((await cli.exited).code).toBe(0);
+    expect(cli.stdout()).toMatch(/--api-key KEY/);
+  });
+
+  it('says clearly when the port is taken, exit code 1', async () => {
+    const first = await started(['serve', '--port', '0', '--memory', '--api-key', 'k']);
+    const port = new URL(first.url).port;
+    const second = runCli(['serve', '--port', port, '--memory', '--api-key', 'k']);
+    expect((await second.exited).code).toBe(1);
+    expect(second.stderr()).toMatch(new RegExp(`port ${port} .*already in use`));
+  });
+
+  it('works as the README says: npm start -- --port 0 --memory --api-key k', async () => {
+    // Its own process group, so that npm, tsx and the server all get the signal.
+    const npm = track(
+      spawn('npm', ['start', '--silent', '--', '--port', '0', '--memory', '--api-key', 'k'], {
+        cwd: REPO_ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      }),
+    );
+    try {
+      const url = await waitForListening(npm);
+      expect((await fetch(`${url}/pets`, { headers: authed('k') })).status).toBe(200);
+    } finally {
+      process.kill(-npm.pid, 'SIGTERM');
+      await npm.exited;
+    }
+  });
+});

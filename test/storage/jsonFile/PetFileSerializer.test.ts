@@ -1,0 +1,43 @@
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import type { Pet } from '../../../core/schemas/Pet.js';
+import { PetFile, type PetFileData } from '../../../storage/jsonFile/PetFileData.js';
+import { PetFileSerializer } from '../../../storage/jsonFile/PetFileSerializer.js';
+
+const animals = (from: number, count: number, name = 'Animal'): Pet[] =>
+  Array.from({ length: count }, (_, offset) => ({
+    id: from + offset,
+    name: `${name} ${from + offset} "quoted" \\ é`,
+    categoryId: 1 + (offset % 5),
+    status: 'pending',
+  }));
+
+const text = (serializer: PetFileSerializer, data: PetFileData) => Buffer.concat(serializer.serialize(data)).toString('utf8');
+
+describe('PetFileSerializer', () => {
+  it('Should write the documented format: one animal per line, parseable by the PetFile schema', () => {
+    const data: PetFileData = { format: 1, nextId: 3, pets: animals(1, 2) };
+    const written = text(new PetFileSerializer(), data);
+    expect(written.split('\n')).toHaveLength(5);
+    expect(written.startsWith('{"format":1,"nextId":3,"pets":[\n{"id":1,')).toBe(true);
+    expect(v.parse(PetFile, JSON.parse(written))).toEqual(data);
+    expect(JSON.parse(text(new PetFileSerializer(), { format: 1, nextId: 1, pets: [] }))).toEqual({ format: 1, nextId: 1, pets: [] });
+  });
+
+  it('Should write the same as a fresh serializer after growing, and after a tail was cut and replaced', () => {
+    const serializer = new PetFileSerializer();
+    const pets = animals(1, 10_000);
+    const data: PetFileData = { format: 1, nextId: 10_001, pets };
+    text(serializer, data);
+    // Grow past a chunk boundary, then cut back into the cached chunks and write other animals there.
+    pets.push(...animals(10_001, 2_000));
+    data.nextId = 12_001;
+    expect(text(serializer, data)).toBe(text(new PetFileSerializer(), data));
+    pets.length = 7_000;
+    pets.push(...animals(7_001, 6_000, 'Replacement'));
+    data.nextId = 13_001;
+    const reused = text(serializer, data);
+    expect(reused).toBe(text(new PetFileSerializer(), data));
+    expect(JSON.parse(reused).pets[8_191].name).toMatch(/^Replacement 8192/);
+  });
+});

@@ -1,0 +1,75 @@
+/** @module A file system for tests whose writes can be held back or made to fail, one by one. */
+
+import type { FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { type FileSystem, nodeFileSystem } from '../../../storage/jsonFile/FileSystem.js';
+
+/** What one durable write (one temp file) should meet. */
+export interface WritePlan {
+  /** The write waits for this before it starts. */
+  hold?: Promise<void>;
+  /** Opening the temp file fails, as on a full disk: the data file is untouched. */
+  failOpen?: boolean;
+  /** The temp file's fsync fails: the temp file exists, the data file is untouched. */
+  failFileSync?: boolean;
+  /** The folder fsync after the rename fails: the new file is in place, its durability unknown. */
+  failFolderSync?: boolean;
+}
+
+const ioError = (code: string, message: string) => Object.assign(new Error(`${code}: ${message}`), { code });
+
+/** Wraps a file handle so that `sync` fails. */
+const failingSync = (handle: FileHandle): FileHandle =>
+  new Proxy(handle, {
+    get(target, key) {
+      if (key === 'sync') return async () => Promise.reject(ioError('EIO', 'i/o error, fsync'));
+      const value = Reflect.get(target, key, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+
+/**
+ * Node's file system, except that the nth durable write (counted by the temp files it
+ * opens, from 1) follows `plans[n]`. `writes` counts the writes started.
+ */
+export const createControlledFileSystem = (folder: string) => {
+  const control = { writes: 0, plans: new Map<number, WritePlan>() };
+  let folderSyncFails = false;
+  let fileSyncFails = false;
+  const fs: FileSystem = {
+    ...Object.fromEntries(Object.keys(nodeFileSystem).map((key) => [key, nodeFileSystem[key as keyof FileSystem]])),
+    open: (async (file: string, flags?: string, mode?: number) => {
+      if (flags === 'wx') {
+        const plan = control.plans.get(++control.writes) ?? {};
+        await plan.hold;
+        if (plan.failOpen) throw ioError('ENOSPC', `no space left on device, open '${file}'`);
+        folderSyncFails = plan.failFolderSync === true;
+        fileSyncFails = plan.failFileSync === true;
+      }
+      const handle = await nodeFileSystem.open(file, flags, mode);
+      if (flags === 'wx' && fileSyncFails) return failingSync(handle);
+      if (path.resolve(file) === path.resolve(folder) && folderSyncFails) {
+        folderSyncFails = false;
+        return failingSync(handle);
+      }
+      return handle;
+    }) as FileSystem['open'],
+  } as FileSystem;
+  return { fs, control };
+};
+
+/** A promise and the function that resolves it. */
+export const gate = () => {
+  let open!: () => void;
+  const closed = new Promise<void>((resolve) => (open = resolve));
+  return { closed, open };
+};
+
+/** Lets pending I/O and timers run until `condition` holds (or fails the test after a while). */
+export const until = async (condition: () => boolean, what: string) => {
+  for (let turn = 0; turn < 10_000; turn++) {
+    if (condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  throw new Error(`Timed out waiting until ${what}`);
+};
