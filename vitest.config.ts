@@ -1,10 +1,20 @@
 import { defineConfig } from 'vitest/config';
 
+// Where a test lives says what it tests (test/<folder of the code>/…); its name says how it
+// runs: `*.test.ts` in process, in seconds; `*.system.test.ts` starts processes, servers,
+// a browser or a database. `npm test` runs both; `npm run test:unit` the first alone.
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // Process-level tests start real servers; give them room on a 2-core machine.
-    testTimeout: 20_000,
-    hookTimeout: 30_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/**/*.system.test.ts'] },
+      },
+      {
+        extends: true,
+        // Real processes on a 2-core machine: give them room.
+        test: { name: 'system', include: ['test/**/*.system.test.ts'], testTimeout: 20_000, hookTimeout: 30_000 },
+      },
+    ],
   },
 });

@@ -2,7 +2,6 @@
 import { AnimalStoreError } from '../AnimalStoreError.js';
 import type { Catalogue } from '../catalogue/Catalogue.js';
 import { parsePetId } from '../catalogue/petId.js';
-import { readListQuery } from '../catalogue/readListQuery.js';
 import { readJsonBody } from '../http/readJsonBody.js';
 import type { RouteHandler } from './createRouter.js';
 

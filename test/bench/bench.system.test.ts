@@ -4,11 +4,11 @@
  * draw the chart. It never judges the figures themselves: CI machines vary too much.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { tempFolder } from '../support/tempFolder.js';
 import type { BenchResults } from './results.js';
 import { CONTENDERS, REPO_ROOT } from './servers.js';
 import { OPERATION_LABELS } from './workloads.js';
@@ -21,7 +21,7 @@ describe('npm run bench -- --quick', () => {
   let results: BenchResults;
 
   beforeAll(async () => {
-    out = await mkdtemp(join(tmpdir(), 'animal-store-bench-test-'));
+    out = tempFolder({ until: 'file' });
     ({ stdout } = await run(process.execPath, ['--import', 'tsx', 'test/bench/run.ts', '--quick', '--out', out], {
       cwd: REPO_ROOT,
       timeout: 110_000,
@@ -29,10 +29,6 @@ describe('npm run bench -- --quick', () => {
     }));
     results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8')) as BenchResults;
   }, 120_000);
-
-  afterAll(async () => {
-    if (out) await rm(out, { recursive: true, force: true });
-  });
 
   it('Should measure every operation on every contender, with throughput above zero', () => {
     const operations = new Set(results.workloads.map((workload) => workload.operation));

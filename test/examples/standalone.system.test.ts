@@ -1,19 +1,15 @@
 /** @module The standalone example serves over HTTP from a JSON file that survives a restart. */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tempFolder } from '../support/tempFolder.js';
 import { killLeftoverExamples, runExample } from './runExample.js';
 
-let folder: string | undefined;
-afterEach(async () => {
-  killLeftoverExamples();
-  if (folder) await rm(folder, { recursive: true, force: true });
-});
+afterEach(killLeftoverExamples);
 
 describe('examples/standalone', () => {
   it('creates and pages animals over HTTP, then finds them in the file after a restart', async () => {
-    folder = await mkdtemp(join(tmpdir(), 'standalone-example-test-'));
+    const folder = tempFolder();
     const { code, stdout, stderr } = await runExample('examples/standalone/main.ts', { args: [folder] });
     expect(stderr).toBe('');
     expect(code).toBe(0);

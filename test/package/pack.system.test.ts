@@ -6,12 +6,13 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { tempFolder } from '../support/tempFolder.js';
 
 const run = promisify(execFile);
 const repo = fileURLToPath(new URL('../..', import.meta.url));
@@ -40,7 +41,7 @@ const ensureNode24 = async (): Promise<string> => {
 const envFor = (bin: string): NodeJS.ProcessEnv => ({ ...process.env, PATH: `${dirname(bin)}${delimiter}${process.env.PATH ?? ''}` });
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'animal-store-pack-'));
+  work = tempFolder({ until: 'file' });
   project = join(work, 'project');
   await mkdir(project);
   // prepack builds dist/ first, so the tarball always holds fresh compiled code.
@@ -72,10 +73,6 @@ beforeAll(async () => {
   );
   for (const file of ['check.mjs', 'check.ts', 'tsconfig.json']) await copyFile(join(fixture, file), join(project, file));
 }, 150_000);
-
-afterAll(async () => {
-  if (work) await rm(work, { recursive: true, force: true });
-});
 
 describe('the packed tarball', () => {
   it('holds compiled JavaScript and .d.ts, with no TypeScript source, tests or examples', () => {

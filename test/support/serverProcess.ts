@@ -3,12 +3,13 @@
  * file, for the durability tests, and makes sure none outlives its test.
  */
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import * as v from 'valibot';
 import { afterEach } from 'vitest';
 import type { Pet } from '../../core/schemas/Pet.js';
 import { PetFile, type PetFileData } from '../../storage/jsonFile/PetFileData.js';
+
+export { tempDataFile } from './tempFolder.js';
+
 import { type CliOptions, killLeftoverProcesses, LISTENING, type NodeProcess, runCli, waitForListening } from './startCli.js';
 
 /** The API key every test server accepts. */
@@ -26,19 +27,7 @@ export interface RunningServer extends ServerProcess {
 /** Extra ways to start a server: preloaded modules (a test-only fs shim) and environment. */
 export type SpawnOptions = CliOptions;
 
-const folders: string[] = [];
-
-afterEach(() => {
-  killLeftoverProcesses();
-  for (const folder of folders.splice(0)) fs.rmSync(folder, { recursive: true, force: true });
-});
-
-/** A data file path in a fresh temp folder, removed after the test. */
-export const tempDataFile = (): string => {
-  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'animal-store-durability-'));
-  folders.push(folder);
-  return path.join(folder, 'animals.json');
-};
+afterEach(killLeftoverProcesses);
 
 /** Spawns `animal-store serve` on a data file; does not wait for anything. */
 export const spawnServer = (file: string, options?: SpawnOptions): ServerProcess =>

@@ -1,19 +1,25 @@
-/** @module Fresh temp folders for storage tests, removed after each test. */
+/** @module Fresh temp folders for tests, removed when the test (or the test file) that made them ends. */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach } from 'vitest';
+import { afterAll, afterEach } from 'vitest';
 
-const made: string[] = [];
+const madeForTest: string[] = [];
+const madeForFile: string[] = [];
+const remove = (folders: string[]) => {
+  for (const folder of folders.splice(0)) fs.rmSync(folder, { recursive: true, force: true });
+};
 
-afterEach(() => {
-  for (const folder of made.splice(0)) fs.rmSync(folder, { recursive: true, force: true });
-});
+afterEach(() => remove(madeForTest));
+afterAll(() => remove(madeForFile));
 
-/** A new, empty folder under the OS temp folder, removed when the current test ends. */
-export const tempFolder = (): string => {
-  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'animal-store-storage-'));
-  made.push(folder);
+/**
+ * A new, empty folder under the OS temp folder. It is removed when the current test ends,
+ * or with `until: 'file'` (for a `beforeAll`) when every test of the file has run.
+ */
+export const tempFolder = ({ until = 'test' }: { until?: 'test' | 'file' } = {}): string => {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'animal-store-test-'));
+  (until === 'file' ? madeForFile : madeForTest).push(folder);
   return folder;
 };
 

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { track } from '../../support/nodeProcess.js';
 import { killLeftoverProcesses, REPO_ROOT, runCli, startCli, waitForListening } from '../../support/startCli.js';
+import { tempFolder } from '../../support/tempFolder.js';
 
 afterEach(killLeftoverProcesses);
 
@@ -74,28 +74,24 @@ describe('animal-store serve (the real CLI over HTTP)', () => {
   });
 
   it('keeps animals in the JSON file by default and finds them after a restart', async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'animal-store-cli-'));
-    try {
-      const file = join(folder, 'nested', 'animals.json');
-      const first = await started(['serve', '--port', '0', '--data', file, '--api-key', 'k', '--quiet']);
-      const created = await fetch(`${first.url}/pets`, {
-        method: 'POST',
-        headers: { ...authed('k'), 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'Rex', categoryId: 3, status: 'sold' }),
-      });
-      expect(created.status).toBe(201);
-      first.child.kill('SIGTERM');
-      expect((await first.exited).code).toBe(0);
-      expect(readFileSync(file, 'utf8')).toContain('"Rex"');
+    const folder = tempFolder();
+    const file = join(folder, 'nested', 'animals.json');
+    const first = await started(['serve', '--port', '0', '--data', file, '--api-key', 'k', '--quiet']);
+    const created = await fetch(`${first.url}/pets`, {
+      method: 'POST',
+      headers: { ...authed('k'), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Rex', categoryId: 3, status: 'sold' }),
+    });
+    expect(created.status).toBe(201);
+    first.child.kill('SIGTERM');
+    expect((await first.exited).code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toContain('"Rex"');
 
-      const second = await started(['serve', '--port', '0', '--data', file, '--api-key', 'k', '--quiet']);
-      const pets = await (await fetch(`${second.url}/pets`, { headers: authed('k') })).json();
-      expect(pets).toEqual([{ id: 1, name: 'Rex', categoryId: 3, status: 'sold' }]);
-      second.child.kill('SIGTERM');
-      await second.exited;
-    } finally {
-      rmSync(folder, { recursive: true, force: true });
-    }
+    const second = await started(['serve', '--port', '0', '--data', file, '--api-key', 'k', '--quiet']);
+    const pets = await (await fetch(`${second.url}/pets`, { headers: authed('k') })).json();
+    expect(pets).toEqual([{ id: 1, name: 'Rex', categoryId: 3, status: 'sold' }]);
+    second.child.kill('SIGTERM');
+    await second.exited;
   });
 
   it('answers an invalid flag with a one-line error and the usage, exit code 2', async () => {

@@ -1,11 +1,11 @@
 /** @module The helpers for test apps: seeding, reset, and injected latency and failures. */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestCatalogue, loadSeedFile } from '../../../adapters/testing.js';
 import { createClient } from '../../../core/client.js';
 import { isAnimalStoreError } from '../../../core/index.js';
+import { tempFolder } from '../../support/tempFolder.js';
 
 const SEED = [
   { name: 'Rex', categoryId: 1 },
@@ -143,10 +143,9 @@ describe('injected faults', () => {
 
 describe('loadSeedFile', () => {
   let directory: string;
-  beforeAll(async () => {
-    directory = await mkdtemp(join(tmpdir(), 'animal-store-seed-'));
+  beforeAll(() => {
+    directory = tempFolder({ until: 'file' });
   });
-  afterAll(() => rm(directory, { recursive: true, force: true }));
 
   const fileWith = async (name: string, content: string) => {
     const file = join(directory, name);
