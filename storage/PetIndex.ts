@@ -18,15 +18,6 @@ const firstAfter = (run: readonly Pet[], after: number): number => {
   return low;
 };
 
-/** How an index is built beyond its animals. */
-export interface PetIndexOptions {
-  /**
-   * Makes each array the index keeps (one for all animals, one per status). Tests pass
-   * arrays that count their element reads, to show what a page costs.
-   */
-  createRun?: () => Pet[];
-}
-
 /**
  * Holds animals in ascending id order, once in full and once per status. Ids only grow and
  * statuses never change (the interface has no update), so appending keeps every run sorted.
@@ -35,14 +26,11 @@ export interface PetIndexOptions {
  * would notice.
  */
 export class PetIndex {
-  readonly #all: Pet[];
+  readonly #all: Pet[] = [];
   readonly #byStatus = new Map<PetStatus, Pet[]>();
-  readonly #createRun: () => Pet[];
 
   /** Builds an index from animals in ascending id order. */
-  constructor(pets: Iterable<Pet> = [], { createRun = () => [] }: PetIndexOptions = {}) {
-    this.#createRun = createRun;
-    this.#all = createRun();
+  constructor(pets: Iterable<Pet> = []) {
     for (const pet of pets) this.add(pet);
   }
 
@@ -69,7 +57,7 @@ export class PetIndex {
     this.#all.push(pet);
     let run = this.#byStatus.get(pet.status);
     if (!run) {
-      run = this.#createRun();
+      run = [];
       this.#byStatus.set(pet.status, run);
     }
     run.push(pet);

@@ -96,19 +96,6 @@ export class DurableTextFile {
   }
 
   /**
-   * Creates the file's folder and any missing parents, durably (each new folder's parent is
-   * fsynced, or a power loss could forget the folder and the file in it).
-   */
-  async createFolder(): Promise<void> {
-    const first = await this.#fs.mkdir(this.#folder, { recursive: true });
-    if (first === undefined) return;
-    for (let folder = this.#folder; ; folder = path.dirname(folder)) {
-      await syncFolder(this.#fs, path.dirname(folder));
-      if (folder === first || path.dirname(folder) === folder) break;
-    }
-  }
-
-  /**
    * Removes temp files that a crashed writer left behind. Only safe while this process owns
    * the file, since another owner's temp file may be in the middle of its write.
    */
@@ -119,3 +106,17 @@ export class DurableTextFile {
     return stale;
   }
 }
+
+/**
+ * Creates a file's folder and any missing parents, durably: each new folder's parent is
+ * fsynced, or a power loss could forget the folder and the file in it.
+ */
+export const createFolderDurably = async (file: string, fs: FileSystem = nodeFileSystem): Promise<void> => {
+  const folder = path.dirname(file);
+  const first = await fs.mkdir(folder, { recursive: true });
+  if (first === undefined) return;
+  for (let created = folder; ; created = path.dirname(created)) {
+    await syncFolder(fs, path.dirname(created));
+    if (created === first || path.dirname(created) === created) break;
+  }
+};

@@ -1,15 +1,9 @@
-/** @module Writes a data file's bytes, reusing the unchanged bytes of earlier writes. */
+/** @module Writes a data file's bytes, reusing the bytes of animals written before. */
 import type { Pet } from '../../core/schemas/Pet.js';
 import type { PetFileData } from './PetFileData.js';
 
 /** How many animals share one cached chunk: small enough to redo cheaply, large enough to be few. */
 const CHUNK_SIZE = 4096;
-
-interface Chunk {
-  first: Pet;
-  last: Pet;
-  bytes: Buffer;
-}
 
 /** One animal per line, fields in a fixed order, so files diff and repair well by hand. */
 const petLine = ({ id, name, categoryId, status }: Pet): string =>
@@ -21,29 +15,33 @@ const petLine = ({ id, name, categoryId, status }: Pet): string =>
  * of 4096 animals are kept and reused: a create at a million animals serialises one chunk,
  * not a million animals.
  *
- * A cached chunk is reused only while the same animal objects (by identity) start and end
- * it. The storage only appends to the list or cuts off an unacknowledged tail, and a cut
- * animal never comes back (a retry is a new object), so equal ends mean an equal chunk.
+ * The cache trusts its owner (PetFile, the only writer of the list) to say when positions
+ * it has cached change: `forgetFrom` when the list is cut back or replaced.
  */
 export class PetFileSerializer {
-  readonly #chunks: Chunk[] = [];
+  /** The bytes of full chunks 0, 1, 2, … of the list as it is. */
+  readonly #chunks: Buffer[] = [];
 
   /** The file's bytes, as a list of buffers for one `writev`. */
   serialize({ format, nextId, pets }: PetFileData): Buffer[] {
     const buffers: Buffer[] = [Buffer.from(`{"format":${format},"nextId":${nextId},"pets":[`)];
     const fullChunks = Math.floor(pets.length / CHUNK_SIZE);
     for (let index = 0; index < fullChunks; index++) buffers.push(this.#chunk(pets, index));
-    this.#chunks.length = Math.min(this.#chunks.length, fullChunks);
     if (pets.length > fullChunks * CHUNK_SIZE) buffers.push(this.#encode(pets, fullChunks * CHUNK_SIZE, pets.length));
     buffers.push(Buffer.from(pets.length === 0 ? ']}\n' : '\n]}\n'));
     return buffers;
+  }
+
+  /** Forgets the bytes of animals from position `length` on, which are about to change. */
+  forgetFrom(length: number): void {
+    this.#chunks.length = Math.min(this.#chunks.length, Math.floor(length / CHUNK_SIZE));
   }
 
   /**
    * Serialises the full chunks of `pets` ahead of the first write, one chunk per turn of the
    * event loop so requests are served in between; at a million animals this moves about a
    * second from the first create to the quiet time after opening. Stops when `stopped()`
-   * says so, or when the list was cut below a chunk it reaches.
+   * says so.
    */
   async prepare(pets: readonly Pet[], stopped: () => boolean): Promise<void> {
     for (let index = 0; (index + 1) * CHUNK_SIZE <= pets.length && !stopped(); index++) {
@@ -52,17 +50,15 @@ export class PetFileSerializer {
     }
   }
 
-  /** The bytes of full chunk `index`, from the cache while the same animals start and end it. */
+  /** The bytes of full chunk `index`, from the cache when made before. */
   #chunk(pets: readonly Pet[], index: number): Buffer {
-    const start = index * CHUNK_SIZE;
-    const first = pets[start]!;
-    const last = pets[start + CHUNK_SIZE - 1]!;
-    let chunk = this.#chunks[index];
-    if (chunk?.first !== first || chunk.last !== last) {
-      chunk = { first, last, bytes: this.#encode(pets, start, start + CHUNK_SIZE) };
-      this.#chunks[index] = chunk;
+    let bytes = this.#chunks[index];
+    if (bytes === undefined) {
+      bytes = this.#encode(pets, index * CHUNK_SIZE, (index + 1) * CHUNK_SIZE);
+      // Chunks are made in order from the first (by prepare or serialize), so this appends.
+      this.#chunks[index] = bytes;
     }
-    return chunk.bytes;
+    return bytes;
   }
 
   /** The lines of animals `start` to `end`, each after the separator it needs. */

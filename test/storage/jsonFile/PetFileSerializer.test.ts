@@ -24,7 +24,7 @@ describe('PetFileSerializer', () => {
     expect(JSON.parse(text(new PetFileSerializer(), { format: 1, nextId: 1, pets: [] }))).toEqual({ format: 1, nextId: 1, pets: [] });
   });
 
-  it('Should write the same as a fresh serializer after growing, and after a tail was cut and replaced', () => {
+  it('Should write the same as a fresh serializer after growing, and after a tail was cut (and forgotten) and replaced', () => {
     const serializer = new PetFileSerializer();
     const pets = animals(1, 10_000);
     const data: PetFileData = { format: 1, nextId: 10_001, pets };
@@ -34,6 +34,7 @@ describe('PetFileSerializer', () => {
     data.nextId = 12_001;
     expect(text(serializer, data)).toBe(text(new PetFileSerializer(), data));
     pets.length = 7_000;
+    serializer.forgetFrom(7_000);
     pets.push(...animals(7_001, 6_000, 'Replacement'));
     data.nextId = 13_001;
     const reused = text(serializer, data);

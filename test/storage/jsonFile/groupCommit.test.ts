@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { NewPet } from '../../../core/schemas/NewPet.js';
-import { openJsonFileStorage } from '../../../storage/jsonFile/openJsonFileStorage.js';
+import { openJsonFileStorage, openJsonFileStorageOn } from '../../../storage/jsonFile/openJsonFileStorage.js';
 import { tempFolder } from '../../support/tempFolder.js';
 import { createControlledFileSystem, gate, until } from './controlledFileSystem.js';
 
@@ -13,7 +13,7 @@ const openControlled = async () => {
   const folder = tempFolder();
   const file = path.join(folder, 'animals.json');
   const { fs: controlled, control } = createControlledFileSystem(folder);
-  const storage = await openJsonFileStorage({ file, fs: controlled });
+  const storage = await openJsonFileStorageOn(file, controlled);
   const writesAtOpen = control.writes;
   const plan = (write: number, what: Parameters<typeof control.plans.set>[1]) => control.plans.set(writesAtOpen + write, what);
   const writesSinceOpen = () => control.writes - writesAtOpen;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Pet } from '../../../core/schemas/Pet.js';
-import { openJsonFileStorage } from '../../../storage/jsonFile/openJsonFileStorage.js';
+import { openJsonFileStorage, openJsonFileStorageOn } from '../../../storage/jsonFile/openJsonFileStorage.js';
 import { tempFolder } from '../../support/tempFolder.js';
 import { createControlledFileSystem, type WritePlan } from './controlledFileSystem.js';
 
@@ -19,7 +19,7 @@ describe('JSON-file storage under any mix of failing writes', () => {
           const folder = tempFolder();
           const file = path.join(folder, 'animals.json');
           const { fs: controlled, control } = createControlledFileSystem(folder);
-          const storage = await openJsonFileStorage({ file, fs: controlled });
+          const storage = await openJsonFileStorageOn(file, controlled);
           for (const [offset, plan] of plans.entries()) control.plans.set(control.writes + offset + 1, plan);
 
           const acknowledged: Pet[] = [];
