@@ -14,18 +14,68 @@ export interface PetPageRequest {
 }
 
 /**
+ * An Idempotency-Key as the service hands it to a storage, to keep with the animal it creates
+ * (draft-ietf-httpapi-idempotency-key-header).
+ */
+export interface IdempotencyKey {
+  /** Whose key it is: the fingerprint of the API key that sent it, so callers never share keys. */
+  scope: string;
+  /** The key as the client sent it. */
+  key: string;
+  /** A digest of the request's payload, to tell a retry from a different request under the same key. */
+  fingerprint: string;
+  /** When the request arrived, in milliseconds since the epoch; stored keys expired by then count as absent. */
+  createdAt: number;
+  /** When the key may be forgotten, in milliseconds since the epoch. */
+  expiresAt: number;
+}
+
+/** An Idempotency-Key as a storage keeps it: with the id of the animal it created. */
+export interface StoredIdempotencyKey extends IdempotencyKey {
+  petId: number;
+}
+
+/** What `createIdempotent` did: created the animal, or found the key already stored. */
+export interface IdempotentCreate {
+  /** The animal the key stands for: the new one, or the one created the first time. */
+  pet: Pet;
+  /** The key as stored; its `fingerprint` is the first request's, which may differ from this one's. */
+  stored: StoredIdempotencyKey;
+  /** True when the key was stored already, so nothing was created. */
+  replayed: boolean;
+}
+
+/** Whether a storage can take writes now. */
+export type StorageHealth = { ok: true } | { ok: false; reason: string };
+
+/**
  * Keeps the animals. Implementations must list in ascending id order, in time proportional
  * to `limit` (not to the catalogue), and must resolve `create` only once the animal is as
- * durable as the storage promises. A miss is `undefined`, not an exception. Returned
- * animals are frozen: callers may share them but never change them.
+ * durable as the storage promises. Ids must become visible in ascending order: once an
+ * animal is visible, no animal with a smaller id appears later. A miss is `undefined`, not
+ * an exception. Returned animals are frozen: callers may share them but never change them.
+ * A write that cannot be made durable rejects with an `AnimalStoreError` coded
+ * `storage_unavailable`, and nothing of it becomes visible.
  */
 export interface PetStorage {
   /** Stores a validated NewPet, assigning the next id; resolves with the stored animal. */
   create(pet: NewPet): Promise<Pet>;
+  /**
+   * Stores a validated NewPet together with its Idempotency-Key, in the same durable write:
+   * no crash can keep one without the other. When a live key with the same `scope` and
+   * `key` is stored already, creates nothing and answers with that key and its animal.
+   */
+  createIdempotent(pet: NewPet, key: IdempotencyKey): Promise<IdempotentCreate>;
   /** The animal with this id, or `undefined`. */
   get(id: number): Promise<Pet | undefined>;
   /** Up to `limit` animals after `after`, in ascending id order, optionally of one status. */
   list(page: PetPageRequest): Promise<Pet[]>;
-  /** Finishes pending writes and releases what the storage holds (files, locks). */
+  /**
+   * Whether writes can be made durable now (a disk that refuses writes, a database that is
+   * down, answer `ok: false` with a reason fit for an operator). Optional: a storage
+   * without it is taken to be healthy.
+   */
+  checkHealth?(): Promise<StorageHealth>;
+  /** Finishes pending writes and releases what the storage holds (files, locks, pools). */
   close(): Promise<void>;
 }

@@ -2,11 +2,12 @@
 import type { PetStorage } from '../core/PetStorage.js';
 import type { NewPet } from '../core/schemas/NewPet.js';
 import type { Pet } from '../core/schemas/Pet.js';
+import { IdempotencyKeys } from './IdempotencyKeys.js';
 import { PetIndex } from './PetIndex.js';
 
 /** A memory storage, which can also be emptied (between tests, say). */
 export interface MemoryStorage extends PetStorage {
-  /** Forgets every animal; ids start again at 1. */
+  /** Forgets every animal and Idempotency-Key; ids start again at 1. */
   clear(): void;
 }
 
@@ -16,11 +17,23 @@ export interface MemoryStorage extends PetStorage {
  */
 export const createMemoryStorage = (pets: Iterable<Pet> = []): MemoryStorage => {
   let index = new PetIndex(pets);
+  let keys = new IdempotencyKeys();
+  const create = ({ name, categoryId, status }: NewPet): Pet => {
+    const pet: Pet = { id: index.lastId + 1, name, categoryId, status };
+    index.add(pet);
+    return pet;
+  };
   return {
-    async create({ name, categoryId, status }: NewPet) {
-      const pet: Pet = { id: index.lastId + 1, name, categoryId, status };
-      index.add(pet);
-      return pet;
+    async create(newPet) {
+      return create(newPet);
+    },
+    async createIdempotent(newPet, key) {
+      const found = keys.find(key);
+      if (found) return { pet: index.get(found.petId)!, stored: found, replayed: true };
+      const pet = create(newPet);
+      const stored = { ...key, petId: pet.id };
+      keys.add(stored);
+      return { pet, stored, replayed: false };
     },
     async get(id) {
       return index.get(id);
@@ -30,6 +43,7 @@ export const createMemoryStorage = (pets: Iterable<Pet> = []): MemoryStorage => 
     },
     clear() {
       index = new PetIndex();
+      keys = new IdempotencyKeys();
     },
     async close() {},
   };

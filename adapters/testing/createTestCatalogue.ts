@@ -63,6 +63,7 @@ export const createTestCatalogue = (options: TestCatalogueOptions = {}): TestCat
   // The service keeps one storage for life; reset swaps what this one delegates to.
   const current: PetStorage = {
     create: (pet) => memory.create(pet),
+    createIdempotent: (pet, key) => memory.createIdempotent(pet, key),
     get: (id) => memory.get(id),
     list: (page) => memory.list(page),
     close: () => memory.close(),

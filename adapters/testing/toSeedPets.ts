@@ -1,10 +1,12 @@
 /** @module Turns seed data (animals, new animals or a data file's content) into validated animals. */
+
+import type * as v from 'valibot';
 import { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import { NEW_PET_FIELDS, NewPet, type NewPetInput } from '../../core/schemas/NewPet.js';
 import { Pet } from '../../core/schemas/Pet.js';
 import { validate } from '../../core/validate.js';
 import { checkPetFile } from '../../storage/jsonFile/checkPetFile.js';
-import type { PetFileData } from '../../storage/jsonFile/PetFileData.js';
+import type { PetFileJson } from '../../storage/jsonFile/PetFileData.js';
 
 /**
  * Seed data: animals with ids (ascending), new animals without (given ids 1, 2, 3, … in
@@ -12,7 +14,7 @@ import type { PetFileData } from '../../storage/jsonFile/PetFileData.js';
  * catalogue lives in memory, so a data file's `nextId` is checked but not kept: animals
  * created later take the ids after the highest seeded one.
  */
-export type Seed = readonly Pet[] | readonly NewPetInput[] | PetFileData;
+export type Seed = readonly Pet[] | readonly NewPetInput[] | v.InferInput<typeof PetFileJson>;
 
 const invalid = (source: string, path: string, message: string) =>
   new AnimalStoreError('validation_failed', `${source} is not valid: ${path} ${message}.`, { details: [{ path, message }] });

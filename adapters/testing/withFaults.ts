@@ -40,8 +40,8 @@ const sleep = (milliseconds: number) => new Promise<void>((resolve) => setTimeou
 /**
  * Wraps a storage. A fault acts where the catalogue meets its storage, so a request refused
  * before that (no key, an invalid body) is neither delayed nor failed, as with a real
- * slow or failing database. `listPets` faults act on `list`, `createPet` on `create` (a
- * failed create stores nothing), `getPet` on `get`.
+ * slow or failing database. `listPets` faults act on `list`, `createPet` on `create` and
+ * `createIdempotent` (a failed create stores nothing), `getPet` on `get`.
  */
 export const withFaults = (storage: PetStorage): FaultyStorage => {
   let faults: Array<Fault & { remaining: number }> = [];
@@ -62,6 +62,10 @@ export const withFaults = (storage: PetStorage): FaultyStorage => {
     async create(pet) {
       await apply('createPet');
       return storage.create(pet);
+    },
+    async createIdempotent(pet, key) {
+      await apply('createPet');
+      return storage.createIdempotent(pet, key);
     },
     async get(id) {
       await apply('getPet');

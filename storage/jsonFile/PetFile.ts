@@ -1,6 +1,7 @@
 /** @module The data file's content and its one way to change: append new animals, durably. */
 import { Low } from 'lowdb';
 import { AnimalStoreError } from '../../core/AnimalStoreError.js';
+import type { IdempotencyKey, StoredIdempotencyKey } from '../../core/PetStorage.js';
 import type { NewPet } from '../../core/schemas/NewPet.js';
 import type { Pet } from '../../core/schemas/Pet.js';
 import { DataFileError } from './DataFileError.js';
@@ -12,6 +13,18 @@ import { PetFileSerializer } from './PetFileSerializer.js';
 import { parsePetFile } from './parsePetFile.js';
 
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** A new animal to append, with the Idempotency-Key to keep beside it, if its request had one. */
+export interface NewEntry {
+  newPet: NewPet;
+  key?: IdempotencyKey | undefined;
+}
+
+/** An appended animal and its key as stored. */
+export interface AppendedEntry {
+  pet: Pet;
+  stored: StoredIdempotencyKey | undefined;
+}
 
 /**
  * The JSON data file: what is in it, and the one operation that changes it, `append`.
@@ -48,7 +61,7 @@ export class PetFile {
       parse: (content) => parsePetFile(content, name),
       serialize: (data) => serializer.serialize(data),
     });
-    const empty: PetFileData = { format: PET_FILE_FORMAT, nextId: 1, pets: [] };
+    const empty: PetFileData = { format: PET_FILE_FORMAT, nextId: 1, pets: [], idempotencyKeys: [] };
     const db = new Low(adapter, empty);
     try {
       await db.read();
@@ -69,6 +82,11 @@ export class PetFile {
     return this.#db.data.pets;
   }
 
+  /** The Idempotency-Keys in the file, oldest first (some may have expired). */
+  get idempotencyKeys(): readonly StoredIdempotencyKey[] {
+    return this.#db.data.idempotencyKeys;
+  }
+
   /**
    * Prepares, in the background, the bytes of the animals already in the file, so the first
    * write at a large size costs what later ones cost. Call the returned function to stop.
@@ -82,22 +100,35 @@ export class PetFile {
   }
 
   /**
-   * Appends new animals: gives them the next ids, writes the file, and resolves with them
-   * once they are durable. If the write fails, the content is as it was (the ids too, unless
-   * the failed write may have reached the disk: then those ids are never given again) and
-   * the call rejects with `storage_unavailable`.
+   * Appends new animals, each with its Idempotency-Key when it has one: gives them the next
+   * ids, writes the file (animals and keys in the same write, keys expired by the newest
+   * key's arrival left out), and resolves once they are durable. If the write fails, the
+   * content is as it was (the ids too, unless the failed write may have reached the disk:
+   * then those ids are never given again) and the call rejects with `storage_unavailable`.
    */
-  async append(newPets: readonly NewPet[]): Promise<Pet[]> {
+  async append(entries: readonly NewEntry[]): Promise<AppendedEntry[]> {
     const data = this.#db.data;
+    // Keys expired by the newest key's arrival are gone for good, written or not: they count as absent.
+    const now = Math.max(0, ...entries.map(({ key }) => key?.createdAt ?? 0));
+    const live = data.idempotencyKeys.findIndex((stored) => stored.expiresAt > now);
+    data.idempotencyKeys.splice(0, live === -1 ? data.idempotencyKeys.length : live);
     const committedLength = data.pets.length;
+    const committedKeys = data.idempotencyKeys.length;
     const committedNextId = data.nextId;
-    const pets = newPets.map(({ name, categoryId, status }, offset): Pet => ({ id: committedNextId + offset, name, categoryId, status }));
-    data.pets.push(...pets);
-    data.nextId = committedNextId + pets.length;
+    const appended = entries.map(({ newPet: { name, categoryId, status }, key }, offset): AppendedEntry => {
+      const pet: Pet = { id: committedNextId + offset, name, categoryId, status };
+      return { pet, stored: key === undefined ? undefined : { ...key, petId: pet.id } };
+    });
+    for (const { pet, stored } of appended) {
+      data.pets.push(pet);
+      if (stored) data.idempotencyKeys.push(stored);
+    }
+    data.nextId = committedNextId + appended.length;
     try {
       await this.#db.write();
     } catch (error) {
       data.pets.length = committedLength;
+      data.idempotencyKeys.length = committedKeys;
       this.#serializer.forgetFrom(committedLength);
       if (error instanceof DurableWriteError && error.replaced) {
         // The new file is in place but its durability is unknown. Put the acknowledged
@@ -115,7 +146,7 @@ export class PetFile {
       });
     }
     this.#holdsFailedAnimals = false;
-    return pets;
+    return appended;
   }
 
   /** A last try at putting the file back after a failed write, so the next start does not find failed animals. */

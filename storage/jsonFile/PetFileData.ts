@@ -1,18 +1,52 @@
 /** @module The versioned format of the JSON data file: what is on disk, and its schema. */
 import * as v from 'valibot';
+import type { StoredIdempotencyKey } from '../../core/PetStorage.js';
 import { Pet, PetId } from '../../core/schemas/Pet.js';
 
-/** The format version this code writes and reads. A later version migrates from it. */
-export const PET_FILE_FORMAT = 1;
+/**
+ * The format version this code writes. It reads format 1 too (the first release's, without
+ * Idempotency-Keys) and upgrades it, losing nothing, at the first write.
+ */
+export const PET_FILE_FORMAT = 2;
 
 /**
- * The fields of the file besides its animals, shared by the full schema and the fast check
- * `checkPetFile` uses on open, so the two cannot disagree on what a header is.
+ * The fields of the file besides its animals and keys, shared by the full schema and the fast
+ * check `checkPetFile` uses on open, so the two cannot disagree on what a header is.
  */
 export const PET_FILE_HEADER = {
-  format: v.literal(PET_FILE_FORMAT, `must be ${PET_FILE_FORMAT}, the only format this version of animal-store reads`),
+  format: v.picklist([1, 2], 'must be 1 or 2, the formats this version of animal-store reads'),
   nextId: PetId,
 };
+
+/** An Idempotency-Key as the file keeps it: dates as ISO 8601 text, so a person can read them. */
+export const IdempotencyKeyInFile = v.strictObject({
+  scope: v.pipe(v.string(), v.regex(/^[0-9a-f]{1,64}$/, 'must be the hex fingerprint of an API key')),
+  key: v.pipe(v.string(), v.regex(/^[\x20-\x7e]{1,255}$/, 'must be 1 to 255 visible ASCII characters')),
+  fingerprint: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,128}$/, 'must be a payload digest in base64url')),
+  petId: PetId,
+  createdAt: v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 date and time')),
+  expiresAt: v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 date and time')),
+});
+
+/** A key as the file writes it. */
+export type IdempotencyKeyInFile = v.InferInput<typeof IdempotencyKeyInFile>;
+
+/** A key as read from the file, for the storage. */
+export const keyFromFile = ({ createdAt, expiresAt, ...rest }: IdempotencyKeyInFile): StoredIdempotencyKey => ({
+  ...rest,
+  createdAt: Date.parse(createdAt),
+  expiresAt: Date.parse(expiresAt),
+});
+
+/** A key as the file writes it, from the storage's. */
+export const keyToFile = ({ scope, key, fingerprint, petId, createdAt, expiresAt }: StoredIdempotencyKey): IdempotencyKeyInFile => ({
+  scope,
+  key,
+  fingerprint,
+  petId,
+  createdAt: new Date(createdAt).toISOString(),
+  expiresAt: new Date(expiresAt).toISOString(),
+});
 
 /** A problem with a file, where it is (`pets[3].id`) and what is wrong there. */
 export interface PetFileProblem {
@@ -38,14 +72,26 @@ export const nextIdProblem = (pets: readonly { readonly id: number }[], nextId: 
   return nextId > lastId ? undefined : { path: 'nextId', message: `is ${nextId} but must be above the highest id, ${lastId}` };
 };
 
+const pets = v.array(Pet, 'must be an array of animals');
+
 /**
- * Validates a whole data file: `{"format":1,"nextId":N,"pets":[Pet, …]}`, animals in
- * strictly ascending id order (so no id twice), `nextId` above every id. The next id is
- * stored rather than derived so that ids are never reused, even when animals are removed
- * from the file by hand.
+ * Validates the JSON of a whole data file, of either format, and reads it as the current one:
+ * - format 2: `{"format":2,"nextId":N,"pets":[Pet, …],"idempotencyKeys":[key, …]}`;
+ * - format 1: `{"format":1,"nextId":N,"pets":[Pet, …]}`, read with no keys.
+ * Animals are in strictly ascending id order (so no id twice), `nextId` above every id. The
+ * next id is stored rather than derived so that ids are never reused, even when animals are
+ * removed from the file by hand.
  */
-export const PetFile = v.pipe(
-  v.strictObject({ ...PET_FILE_HEADER, pets: v.array(Pet, 'must be an array of animals') }, 'must be a JSON object'),
+export const PetFileJson = v.pipe(
+  v.variant(
+    'format',
+    [
+      v.strictObject({ format: v.literal(1), nextId: PetId, pets }),
+      v.strictObject({ format: v.literal(2), nextId: PetId, pets, idempotencyKeys: v.array(IdempotencyKeyInFile, 'must be an array') }),
+    ],
+    'must be a JSON object whose format is 1 or 2',
+  ),
+  // Beyond each field's own rules: ids ascend, and nextId is above them.
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
     const { pets, nextId } = dataset.value;
@@ -54,7 +100,21 @@ export const PetFile = v.pipe(
     problem ??= nextIdProblem(pets, nextId);
     if (problem) addIssue({ message: `${problem.path} ${problem.message}` });
   }),
+  v.transform(
+    ({ nextId, pets, ...rest }): PetFileData => ({
+      format: PET_FILE_FORMAT,
+      nextId,
+      pets,
+      idempotencyKeys: 'idempotencyKeys' in rest ? rest.idempotencyKeys.map(keyFromFile) : [],
+    }),
+  ),
 );
 
-/** The content of a data file. */
-export type PetFileData = v.InferOutput<typeof PetFile>;
+/** The content of a data file, as the storage holds it (always the current format). */
+export interface PetFileData {
+  format: typeof PET_FILE_FORMAT;
+  nextId: number;
+  pets: Pet[];
+  /** Live and expired keys, oldest first; expired ones are dropped at the next write. */
+  idempotencyKeys: StoredIdempotencyKey[];
+}

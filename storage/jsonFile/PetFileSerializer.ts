@@ -1,6 +1,8 @@
 /** @module Writes a data file's bytes, reusing the bytes of animals written before. */
+
+import type { StoredIdempotencyKey } from '../../core/PetStorage.js';
 import type { Pet } from '../../core/schemas/Pet.js';
-import type { PetFileData } from './PetFileData.js';
+import { keyToFile, type PetFileData } from './PetFileData.js';
 
 /** How many animals share one cached chunk: small enough to redo cheaply, large enough to be few. */
 const CHUNK_SIZE = 4096;
@@ -8,6 +10,9 @@ const CHUNK_SIZE = 4096;
 /** One animal per line, fields in a fixed order, so files diff and repair well by hand. */
 const petLine = ({ id, name, categoryId, status }: Pet): string =>
   `{"id":${id},"name":${JSON.stringify(name)},"categoryId":${categoryId},"status":${JSON.stringify(status)}}`;
+
+/** One Idempotency-Key per line, after the animals. */
+const keyLine = (stored: StoredIdempotencyKey): string => JSON.stringify(keyToFile(stored));
 
 /**
  * Turns file content into the bytes to write. Every write rewrites the whole file, but
@@ -23,12 +28,15 @@ export class PetFileSerializer {
   readonly #chunks: Buffer[] = [];
 
   /** The file's bytes, as a list of buffers for one `writev`. */
-  serialize({ format, nextId, pets }: PetFileData): Buffer[] {
+  serialize({ format, nextId, pets, idempotencyKeys }: PetFileData): Buffer[] {
     const buffers: Buffer[] = [Buffer.from(`{"format":${format},"nextId":${nextId},"pets":[`)];
     const fullChunks = Math.floor(pets.length / CHUNK_SIZE);
     for (let index = 0; index < fullChunks; index++) buffers.push(this.#chunk(pets, index));
     if (pets.length > fullChunks * CHUNK_SIZE) buffers.push(this.#encode(pets, fullChunks * CHUNK_SIZE, pets.length));
-    buffers.push(Buffer.from(pets.length === 0 ? ']}\n' : '\n]}\n'));
+    // The keys are few (one per keyed create in the last day) and some expire at each write: no cache.
+    let tail = `${pets.length === 0 ? '' : '\n'}],"idempotencyKeys":[`;
+    for (const [position, stored] of idempotencyKeys.entries()) tail += `${position === 0 ? '\n' : ',\n'}${keyLine(stored)}`;
+    buffers.push(Buffer.from(`${tail}${idempotencyKeys.length === 0 ? '' : '\n'}]}\n`));
     return buffers;
   }
 

@@ -1,12 +1,25 @@
 /** @module Checks a parsed data file quickly, and names its first problem when it has one. */
 import * as v from 'valibot';
 import { Pet } from '../../core/schemas/Pet.js';
-import { idProblemAt, nextIdProblem, PET_FILE_HEADER, type PetFileData, type PetFileProblem } from './PetFileData.js';
+import {
+  IdempotencyKeyInFile,
+  idProblemAt,
+  keyFromFile,
+  nextIdProblem,
+  PET_FILE_FORMAT,
+  PET_FILE_HEADER,
+  type PetFileData,
+  type PetFileProblem,
+} from './PetFileData.js';
 import { quickIsPet } from './quickIsPet.js';
 
 /** The file without its animals: checked first, so a wrong top level is named as such. */
 const PetFileHeader = v.strictObject(
-  { ...PET_FILE_HEADER, pets: v.array(v.unknown(), 'must be an array of animals') },
+  {
+    ...PET_FILE_HEADER,
+    pets: v.array(v.unknown(), 'must be an array of animals'),
+    idempotencyKeys: v.optional(v.array(v.unknown(), 'must be an array of Idempotency-Keys')),
+  },
   'must be a JSON object with "format", "nextId" and "pets"',
 );
 
@@ -46,11 +59,23 @@ const petProblem = (pet: unknown, position: number): PetFileProblem => {
   return { path: `pets[${position}].${stray}`, message: 'is not a known field' };
 };
 
+/** The first problem of the keys of a file of `format`, or `undefined`. */
+const keysProblem = (format: 1 | 2, keys: unknown[] | undefined): PetFileProblem | undefined => {
+  if (format === 1)
+    return keys === undefined ? undefined : { path: 'idempotencyKeys', message: 'is not a field of format 1 (write format 2)' };
+  if (keys === undefined) return { path: 'idempotencyKeys', message: 'is missing (format 2 lists the Idempotency-Keys, [] for none)' };
+  for (const [position, key] of keys.entries()) {
+    const result = v.safeParse(IdempotencyKeyInFile, key, { abortEarly: true });
+    if (!result.success) return problemOf(`idempotencyKeys[${position}]`, result.issues[0]);
+  }
+  return undefined;
+};
+
 /**
  * Returns the file's content when it is a valid data file, else its first problem in file
  * order, such as `{path: 'pets[12].categoryId', message: 'must be a positive integer (1 or more)'}`.
  *
- * Same rules as the `PetFile` schema, in a faster order: the header once, then each animal
+ * Format 1 is read as format 2 without keys. Same rules as the `PetFileJson` schema, in a faster order: the header once, then each animal
  * and its id against the one before. An animal passes if `quickIsPet` (sound, a tenth of
  * valibot's cost) or else `v.is(Pet)` accepts it; only the first that fails is parsed again
  * with `v.safeParse`, for the message. At a million animals this keeps opening quick.
@@ -62,7 +87,9 @@ export const checkPetFile = (value: unknown): { data: PetFileData } | { problem:
   }
   const header = v.safeParse(PetFileHeader, value, { abortEarly: true });
   if (!header.success) return { problem: problemOf('', header.issues[0]) };
-  const { format, nextId, pets } = header.output;
+  const { format, nextId, pets, idempotencyKeys } = header.output;
+  const keyProblem = keysProblem(format, idempotencyKeys);
+  if (keyProblem) return { problem: keyProblem };
   for (let position = 0; position < pets.length; position++) {
     const pet = pets[position];
     const valid = quickIsPet(pet) || (v.is(Pet, pet) && Object.keys(pet).length === PET_FIELD_COUNT);
@@ -72,5 +99,7 @@ export const checkPetFile = (value: unknown): { data: PetFileData } | { problem:
   }
   const checked = pets as PetFileData['pets'];
   const problem = nextIdProblem(checked, nextId);
-  return problem ? { problem } : { data: { format, nextId, pets: checked } };
+  if (problem) return { problem };
+  const keys = ((idempotencyKeys ?? []) as IdempotencyKeyInFile[]).map(keyFromFile);
+  return { data: { format: PET_FILE_FORMAT, nextId, pets: checked, idempotencyKeys: keys } };
 };

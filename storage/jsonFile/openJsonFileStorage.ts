@@ -1,16 +1,15 @@
 /** @module The JSON-file storage: a lowdb file that loses no acknowledged animal. */
 import path from 'node:path';
 import { AnimalStoreError } from '../../core/AnimalStoreError.js';
-import type { PetStorage } from '../../core/PetStorage.js';
-import type { NewPet } from '../../core/schemas/NewPet.js';
-import type { Pet } from '../../core/schemas/Pet.js';
+import type { IdempotentCreate, PetStorage } from '../../core/PetStorage.js';
 import { GroupCommit } from '../GroupCommit.js';
+import { IdempotencyKeys } from '../IdempotencyKeys.js';
 import { PetIndex } from '../PetIndex.js';
 import { DataFileError } from './DataFileError.js';
 import { createFolderDurably } from './DurableTextFile.js';
 import { type FileSystem, nodeFileSystem } from './FileSystem.js';
 import { type DataFileLock, lockDataFile } from './lockDataFile.js';
-import { PetFile } from './PetFile.js';
+import { type NewEntry, PetFile } from './PetFile.js';
 
 /** How to open a JSON data file. */
 export interface JsonFileStorageOptions {
@@ -79,21 +78,66 @@ export const openJsonFileStorageOn = async (given: string, fs: FileSystem): Prom
     throw error;
   }
 
-  // The index holds only what is on disk, so reads never show an animal that a failing write loses.
+  // The indexes hold only what is on disk, so reads never show an animal (and no retry finds
+  // a key) that a failing write loses.
   const index = new PetIndex(petFile.pets);
+  const keys = new IdempotencyKeys(petFile.idempotencyKeys);
   const stopPreparing = petFile.prepareWrites();
-  const writes = new GroupCommit(async (newPets: NewPet[]): Promise<Pet[]> => {
-    const pets = await petFile.append(newPets);
-    for (const pet of pets) index.add(pet);
-    return pets;
-  });
+
+  /**
+   * One commit: entries whose key is stored already (or came earlier in this batch) are
+   * answered from it; the rest are appended in one durable write, keys beside animals.
+   */
+  const commit = async (batch: NewEntry[]): Promise<IdempotentCreate[]> => {
+    type Step = { replay: IdempotentCreate } | { sameAs: number } | { fresh: number };
+    const fresh: NewEntry[] = [];
+    const firstWithKey = new Map<string, number>();
+    const plan = batch.map((entry, position): Step => {
+      const { key } = entry;
+      if (key) {
+        const stored = keys.find(key);
+        const pet = stored && index.get(stored.petId);
+        // A key whose animal was removed from the file by hand stands for nothing.
+        if (stored && pet) return { replay: { pet, stored, replayed: true } };
+        const id = `${key.scope}\u0000${key.key}`;
+        const earlier = firstWithKey.get(id);
+        if (earlier !== undefined) return { sameAs: earlier };
+        firstWithKey.set(id, position);
+      }
+      fresh.push(entry);
+      return { fresh: fresh.length - 1 };
+    });
+    const appended = fresh.length === 0 ? [] : await petFile.append(fresh);
+    for (const { pet, stored } of appended) {
+      index.add(pet);
+      if (stored) keys.add(stored);
+    }
+    const results: IdempotentCreate[] = [];
+    for (const step of plan) {
+      if ('replay' in step) results.push(step.replay);
+      else if ('sameAs' in step) results.push({ ...results[step.sameAs]!, replayed: true });
+      else {
+        const { pet, stored } = appended[step.fresh]!;
+        // An entry without a key gets no stored key; `create` reads only its pet.
+        results.push({ pet, stored: stored!, replayed: false });
+      }
+    }
+    return results;
+  };
+  const writes = new GroupCommit(commit);
   let closing: Promise<void> | undefined;
+  const submit = (entry: NewEntry) => {
+    if (closing) throw new AnimalStoreError('storage_unavailable', 'The store is shutting down, so the animal was not stored.');
+    return writes.submit(entry);
+  };
 
   return {
     file,
-    async create(pet) {
-      if (closing) throw new AnimalStoreError('storage_unavailable', 'The store is shutting down, so the animal was not stored.');
-      return writes.submit(pet);
+    async create(newPet) {
+      return (await submit({ newPet })).pet;
+    },
+    async createIdempotent(newPet, key) {
+      return submit({ newPet, key });
     },
     async get(id) {
       return index.get(id);

@@ -94,6 +94,9 @@ describe('paths, methods and the base path', () => {
       create: async () => {
         throw new Error('disk on fire at /secret/path');
       },
+      createIdempotent: async () => {
+        throw new Error('disk on fire at /secret/path');
+      },
       get: async () => {
         throw new TypeError('cannot read x of undefined');
       },
@@ -116,6 +119,9 @@ describe('paths, methods and the base path', () => {
     const { AnimalStoreError } = await import('../../core/index.js');
     const storage = {
       create: async () => {
+        throw new AnimalStoreError('storage_unavailable', 'The animal could not be stored durably; nothing was stored.');
+      },
+      createIdempotent: async () => {
         throw new AnimalStoreError('storage_unavailable', 'The animal could not be stored durably; nothing was stored.');
       },
       get: async () => undefined,

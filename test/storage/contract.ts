@@ -1,6 +1,6 @@
 /** @module The storage contract: one suite every PetStorage must pass. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { PetStorage } from '../../core/PetStorage.js';
+import type { IdempotencyKey, PetStorage } from '../../core/PetStorage.js';
 import type { NewPet } from '../../core/schemas/NewPet.js';
 
 /** Makes a fresh, empty storage for one test. */
@@ -22,6 +22,17 @@ const tenPets = (): NewPet[] =>
     categoryId: offset + 1,
     status: (['available', 'pending', 'sold'] as const)[offset % 3]!,
   }));
+
+const HOUR = 3_600_000;
+
+/** An Idempotency-Key of the API key `scope`, arriving at `createdAt`, living a day. */
+const keyOf = (key: string, { scope = 'a1b2c3d4e5f6', fingerprint = 'payload-1', createdAt = 1_700_000_000_000 } = {}): IdempotencyKey => ({
+  scope,
+  key,
+  fingerprint,
+  createdAt,
+  expiresAt: createdAt + 24 * HOUR,
+});
 
 /** Registers the storage contract for one implementation. */
 export const describeStorageContract = (name: string, createStorage: StorageFactory): void => {
@@ -108,6 +119,48 @@ export const describeStorageContract = (name: string, createStorage: StorageFact
       const pending = Promise.all(tenPets().map((pet) => storage.create(pet)));
       await storage.close();
       expect(await pending).toHaveLength(10);
+    });
+
+    it('Should create once per idempotency key and answer a repeat with the first animal and its key', async () => {
+      const first = await storage.createIdempotent(rex, keyOf('k-1'));
+      expect(first).toEqual({ pet: { id: 1, ...rex }, stored: { ...keyOf('k-1'), petId: 1 }, replayed: false });
+      const repeat = await storage.createIdempotent(
+        { ...rex, name: 'Other' },
+        keyOf('k-1', { fingerprint: 'payload-2', createdAt: 1_700_000_000_000 + HOUR }),
+      );
+      expect(repeat).toEqual({ pet: { id: 1, ...rex }, stored: { ...keyOf('k-1'), petId: 1 }, replayed: true });
+      expect(await storage.list({ after: 0, limit: 10 })).toEqual([{ id: 1, ...rex }]);
+      expect((await storage.create(rex)).id).toBe(2);
+    });
+
+    it('Should keep the keys of different API keys apart', async () => {
+      const mine = await storage.createIdempotent(rex, keyOf('same', { scope: 'aaaaaaaaaaaa' }));
+      const theirs = await storage.createIdempotent(rex, keyOf('same', { scope: 'bbbbbbbbbbbb' }));
+      expect([mine.pet.id, theirs.pet.id, mine.replayed, theirs.replayed]).toEqual([1, 2, false, false]);
+    });
+
+    it('Should treat a key as new once it has expired', async () => {
+      await storage.createIdempotent(rex, keyOf('k-1'));
+      const later = await storage.createIdempotent(rex, keyOf('k-1', { createdAt: 1_700_000_000_000 + 24 * HOUR }));
+      expect(later).toMatchObject({ pet: { id: 2 }, replayed: false });
+      const again = await storage.createIdempotent(rex, keyOf('k-1', { createdAt: 1_700_000_000_000 + 25 * HOUR }));
+      expect(again).toMatchObject({ pet: { id: 2 }, replayed: true });
+    });
+
+    it('Should create once when requests with the same key arrive together', async () => {
+      const results = await Promise.all(Array.from({ length: 5 }, () => storage.createIdempotent(rex, keyOf('together'))));
+      expect(new Set(results.map((result) => result.pet.id))).toEqual(new Set([1]));
+      expect(results.filter((result) => !result.replayed)).toHaveLength(1);
+      expect(await storage.list({ after: 0, limit: 10 })).toHaveLength(1);
+    });
+
+    it('Should give plain and keyed creates arriving together distinct ids in order', async () => {
+      const created = await Promise.all(
+        tenPets().map((pet, offset) =>
+          offset % 2 === 0 ? storage.create(pet) : storage.createIdempotent(pet, keyOf(`k-${offset}`)).then((result) => result.pet),
+        ),
+      );
+      expect(created.map((pet) => pet.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     });
   });
 };

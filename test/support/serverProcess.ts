@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import * as v from 'valibot';
 import { afterEach } from 'vitest';
 import type { Pet } from '../../core/schemas/Pet.js';
-import { PetFile, type PetFileData } from '../../storage/jsonFile/PetFileData.js';
+import { type PetFileData, PetFileJson } from '../../storage/jsonFile/PetFileData.js';
 
 export { tempDataFile } from './tempFolder.js';
 
@@ -73,7 +73,7 @@ export const getJson = async (url: string, pathAndQuery: string): Promise<{ stat
 };
 
 /** Reads a data file and checks it against the documented format (throws if it does not parse). */
-export const readDataFile = (file: string): PetFileData => v.parse(PetFile, JSON.parse(fs.readFileSync(file, 'utf8')));
+export const readDataFile = (file: string): PetFileData => v.parse(PetFileJson, JSON.parse(fs.readFileSync(file, 'utf8')));
 
 /**
  * Keeps `clients` concurrent clients creating animals until `stop()` or until their server

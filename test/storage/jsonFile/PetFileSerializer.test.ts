@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import type { Pet } from '../../../core/schemas/Pet.js';
-import { PetFile, type PetFileData } from '../../../storage/jsonFile/PetFileData.js';
+import { type PetFileData, PetFileJson } from '../../../storage/jsonFile/PetFileData.js';
 import { PetFileSerializer } from '../../../storage/jsonFile/PetFileSerializer.js';
 
 const animals = (from: number, count: number, name = 'Animal'): Pet[] =>
@@ -15,19 +15,20 @@ const animals = (from: number, count: number, name = 'Animal'): Pet[] =>
 const text = (serializer: PetFileSerializer, data: PetFileData) => Buffer.concat(serializer.serialize(data)).toString('utf8');
 
 describe('PetFileSerializer', () => {
-  it('Should write the documented format: one animal per line, parseable by the PetFile schema', () => {
-    const data: PetFileData = { format: 1, nextId: 3, pets: animals(1, 2) };
+  it('Should write the documented format: one animal per line, parseable by the PetFileJson schema', () => {
+    const data: PetFileData = { format: 2, nextId: 3, pets: animals(1, 2), idempotencyKeys: [] };
     const written = text(new PetFileSerializer(), data);
     expect(written.split('\n')).toHaveLength(5);
-    expect(written.startsWith('{"format":1,"nextId":3,"pets":[\n{"id":1,')).toBe(true);
-    expect(v.parse(PetFile, JSON.parse(written))).toEqual(data);
-    expect(JSON.parse(text(new PetFileSerializer(), { format: 1, nextId: 1, pets: [] }))).toEqual({ format: 1, nextId: 1, pets: [] });
+    expect(written.startsWith('{"format":2,"nextId":3,"pets":[\n{"id":1,')).toBe(true);
+    expect(v.parse(PetFileJson, JSON.parse(written))).toEqual(data);
+    const empty: PetFileData = { format: 2, nextId: 1, pets: [], idempotencyKeys: [] };
+    expect(JSON.parse(text(new PetFileSerializer(), empty))).toEqual({ format: 2, nextId: 1, pets: [], idempotencyKeys: [] });
   });
 
   it('Should write the same as a fresh serializer after growing, and after a tail was cut (and forgotten) and replaced', () => {
     const serializer = new PetFileSerializer();
     const pets = animals(1, 10_000);
-    const data: PetFileData = { format: 1, nextId: 10_001, pets };
+    const data: PetFileData = { format: 2, nextId: 10_001, pets, idempotencyKeys: [] };
     text(serializer, data);
     // Grow past a chunk boundary, then cut back into the cached chunks and write other animals there.
     pets.push(...animals(10_001, 2_000));

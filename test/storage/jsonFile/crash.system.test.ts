@@ -19,7 +19,10 @@ const crashRounds = async (rounds: number, seeded: number) => {
     categoryId: 1,
     status: 'pending',
   }));
-  fs.writeFileSync(file, Buffer.concat(new PetFileSerializer().serialize({ format: 1, nextId: seeded + 1, pets: seed })));
+  fs.writeFileSync(
+    file,
+    Buffer.concat(new PetFileSerializer().serialize({ format: 2, nextId: seeded + 1, pets: seed, idempotencyKeys: [] })),
+  );
   const everAcknowledged = new Map<number, Pet>(seed.map((pet) => [pet.id, pet]));
   let server = await startServer(file);
   let nextIdAtStart = seeded + 1;

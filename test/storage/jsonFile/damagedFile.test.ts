@@ -14,7 +14,7 @@ const DAMAGED: [what: string, content: string, problem: string | RegExp][] = [
   ['JSON that is cut off', file(3, [animal(1), animal(2)]).slice(0, 60), /not valid JSON/],
   ['an array instead of an object', '[]', 'the file must be a JSON object'],
   ['an object without a format', JSON.stringify({ pets: [] }), 'format is missing'],
-  ['another format version', JSON.stringify({ format: 2, nextId: 1, pets: [] }), 'format must be 1'],
+  ['another format version', JSON.stringify({ format: 3, nextId: 1, pets: [] }), 'format must be 1 or 2'],
   ['an unknown top-level field', JSON.stringify({ format: 1, nextId: 1, pets: [], owner: 'x' }), 'owner is not a known field'],
   ['pets that are not an array', JSON.stringify({ format: 1, nextId: 1, pets: {} }), 'pets must be an array'],
   ['a duplicate id', file(4, [animal(1), animal(2), animal(2)]), 'pets[2].id repeats the id 2 of pets[1]'],

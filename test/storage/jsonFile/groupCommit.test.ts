@@ -125,7 +125,19 @@ describe('JSON-file storage group commit', () => {
     expect(await storage.list({ after: 0, limit: 10 })).toEqual([kept]);
     expect(onDisk().pets.map((animal) => animal.name)).toEqual(['Kept', 'In doubt']);
     await storage.close();
-    expect(onDisk()).toEqual({ format: 1, nextId: 3, pets: [kept] });
+    expect(onDisk()).toEqual({ format: 2, nextId: 3, pets: [kept], idempotencyKeys: [] });
+  });
+
+  it('Should keep neither the animal nor its Idempotency-Key of a failed write, so a retry with the key creates it', async () => {
+    const { storage, plan, onDisk } = await openControlled();
+    const key = { scope: 'a1b2c3d4e5f6', key: 'retry-me', fingerprint: 'f', createdAt: 1_700_000_000_000, expiresAt: 1_700_086_400_000 };
+    plan(1, { failOpen: true });
+    await expect(storage.createIdempotent(pet('Doomed'), key)).rejects.toMatchObject({ code: 'storage_unavailable' });
+    const retried = await storage.createIdempotent(pet('Doomed'), key);
+    expect(retried).toMatchObject({ pet: { id: 1, name: 'Doomed' }, replayed: false });
+    expect(onDisk().pets.map((animal) => animal.name)).toEqual(['Doomed']);
+    expect(await storage.createIdempotent(pet('Doomed'), key)).toMatchObject({ pet: { id: 1 }, replayed: true });
+    await storage.close();
   });
 
   it('Should reject every create while the disk keeps failing, and close cleanly', async () => {
@@ -135,7 +147,7 @@ describe('JSON-file storage group commit', () => {
     expect(results.every((result) => result.status === 'rejected')).toBe(true);
     await expect(storage.create(pet('Again'))).rejects.toMatchObject({ code: 'storage_unavailable' });
     await storage.close();
-    expect(onDisk()).toEqual({ format: 1, nextId: 1, pets: [] });
+    expect(onDisk()).toEqual({ format: 2, nextId: 1, pets: [], idempotencyKeys: [] });
   });
 
   it('Should leave no temp file behind when the temp file cannot be made durable', async () => {

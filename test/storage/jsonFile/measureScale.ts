@@ -23,7 +23,7 @@ const writeCatalogue = (file: string, size: number) => {
     categoryId: 1 + (offset % 50),
     status: PET_STATUSES[offset % 3]!,
   }));
-  fs.writeFileSync(file, Buffer.concat(new PetFileSerializer().serialize({ format: 1, nextId: size + 1, pets })));
+  fs.writeFileSync(file, Buffer.concat(new PetFileSerializer().serialize({ format: 2, nextId: size + 1, pets, idempotencyKeys: [] })));
 };
 
 const millisecondsOf = async (work: () => Promise<unknown>) => {

@@ -9,7 +9,7 @@ describe('JSON-file storage opening its file', () => {
   it('Should create a missing file and its missing folders, as an empty data file', async () => {
     const file = path.join(tempFolder(), 'deep', 'er', 'animals.json');
     const storage = await openJsonFileStorage({ file });
-    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ format: 1, nextId: 1, pets: [] });
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ format: 2, nextId: 1, pets: [], idempotencyKeys: [] });
     expect((await storage.create({ name: 'First', categoryId: 1, status: 'available' })).id).toBe(1);
     await storage.close();
   });

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { openJsonFileStorage } from '../../../storage/jsonFile/openJsonFileStorage.js';
-import { PetFile } from '../../../storage/jsonFile/PetFileData.js';
+import { PetFileJson } from '../../../storage/jsonFile/PetFileData.js';
 import { tempDataFile } from '../../support/tempFolder.js';
 import { describeStorageContract } from '../contract.js';
 
@@ -14,8 +14,8 @@ describe('JSON-file storage on disk', () => {
     const storage = await openJsonFileStorage({ file });
     const first = await storage.create({ name: 'Rex', categoryId: 3, status: 'available' });
     // Read while the storage is still open: resolution means "on disk", not "on close".
-    const onDisk = v.parse(PetFile, JSON.parse(fs.readFileSync(file, 'utf8')));
-    expect(onDisk).toEqual({ format: 1, nextId: 2, pets: [first] });
+    const onDisk = v.parse(PetFileJson, JSON.parse(fs.readFileSync(file, 'utf8')));
+    expect(onDisk).toEqual({ format: 2, nextId: 2, pets: [first], idempotencyKeys: [] });
     await storage.close();
   });
 
@@ -56,5 +56,86 @@ describe('JSON-file storage on disk', () => {
     await expect(storage.create({ name: 'Late', categoryId: 1, status: 'sold' })).rejects.toMatchObject({
       code: 'storage_unavailable',
     });
+  });
+});
+
+describe('JSON-file storage and Idempotency-Keys', () => {
+  const key = (name: string, createdAt = Date.parse('2026-11-21T12:00:00Z')) => ({
+    scope: 'a1b2c3d4e5f6',
+    key: name,
+    fingerprint: 'digest-of-payload',
+    createdAt,
+    expiresAt: createdAt + 86_400_000,
+  });
+  const rex = { name: 'Rex', categoryId: 3, status: 'available' } as const;
+
+  it('Should write a key in the same write as its animal, and find it after a reopen', async () => {
+    const file = tempDataFile();
+    const storage = await openJsonFileStorage({ file });
+    const created = await storage.createIdempotent(rex, key('order-1'));
+    // On disk as soon as the create resolves, beside the animal.
+    expect(v.parse(PetFileJson, JSON.parse(fs.readFileSync(file, 'utf8')))).toEqual({
+      format: 2,
+      nextId: 2,
+      pets: [created.pet],
+      idempotencyKeys: [{ ...key('order-1'), petId: 1 }],
+    });
+    expect(fs.readFileSync(file, 'utf8')).toContain('"createdAt":"2026-11-21T12:00:00.000Z"');
+    await storage.close();
+
+    const reopened = await openJsonFileStorage({ file });
+    expect(await reopened.createIdempotent(rex, key('order-1', Date.parse('2026-11-21T13:00:00Z')))).toMatchObject({
+      pet: created.pet,
+      replayed: true,
+    });
+    expect(await reopened.list({ after: 0, limit: 10 })).toHaveLength(1);
+    await reopened.close();
+  });
+
+  it('Should read a format-1 file and upgrade it to format 2 at the next write, losing nothing', async () => {
+    const file = tempDataFile();
+    const old =
+      '{"format":1,"nextId":9,"pets":[{"id":3,"name":"Kept","categoryId":1,"status":"sold"},{"id":7,"name":"Too","categoryId":2,"status":"pending"}]}';
+    fs.writeFileSync(file, old);
+    const storage = await openJsonFileStorage({ file });
+    // Opening alone changes nothing.
+    expect(fs.readFileSync(file, 'utf8')).toBe(old);
+    const created = await storage.create({ name: 'New', categoryId: 1, status: 'available' });
+    expect(created.id).toBe(9);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({
+      format: 2,
+      nextId: 10,
+      pets: [...JSON.parse(old).pets, created],
+      idempotencyKeys: [],
+    });
+    await storage.close();
+  });
+
+  it('Should drop keys that have expired from the file at the next keyed write', async () => {
+    const file = tempDataFile();
+    const storage = await openJsonFileStorage({ file });
+    await storage.createIdempotent(rex, key('old', Date.parse('2026-11-01T00:00:00Z')));
+    await storage.createIdempotent(rex, key('new', Date.parse('2026-11-21T12:00:00Z')));
+    const onDisk = v.parse(PetFileJson, JSON.parse(fs.readFileSync(file, 'utf8')));
+    expect(onDisk.idempotencyKeys.map((stored) => stored.key)).toEqual(['new']);
+    expect(onDisk.pets).toHaveLength(2);
+    await storage.close();
+  });
+
+  it('Should refuse a file whose key is not well formed, naming it', async () => {
+    const file = tempDataFile();
+    const badKey = {
+      scope: 'a1b2c3d4e5f6',
+      key: 'k',
+      fingerprint: 'f',
+      petId: 1,
+      createdAt: 'yesterday',
+      expiresAt: '2026-11-22T00:00:00Z',
+    };
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ format: 2, nextId: 2, pets: [{ id: 1, name: 'A', categoryId: 1, status: 'sold' }], idempotencyKeys: [badKey] }),
+    );
+    await expect(openJsonFileStorage({ file })).rejects.toThrow(/idempotencyKeys\[0\]\.createdAt must be an ISO 8601 date and time/);
   });
 });
