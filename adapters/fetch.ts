@@ -50,6 +50,21 @@ type Env = Record<string, unknown> | undefined;
 
 let defaultHandler: FetchHandler | undefined;
 
+/** The answer while the default handler cannot be built (keys that are not keys): an Error body, the reason in the log. */
+const misconfigured = (reason: string): FetchHandler['fetch'] => {
+  console.error(`animal-store: cannot serve: ${reason}`);
+  const body = JSON.stringify({
+    code: 'internal_error',
+    message: 'The service is not configured correctly; its log says why.',
+    status: 500,
+  });
+  return async () =>
+    new Response(body, {
+      status: 500,
+      headers: { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' },
+    });
+};
+
 /**
  * Builds the default handler on its first request, when a Worker's `env` is first known.
  * Keys come from `env.ANIMAL_STORE_API_KEYS`, else from `process.env` where there is one.
@@ -69,7 +84,12 @@ const defaultHandlerFor = (env: Env): FetchHandler => {
     keys = [generateApiKey()];
     console.warn(`animal-store: ${API_KEYS_VARIABLE} is not set; generated an API key for this instance: ${keys[0]}`);
   }
-  defaultHandler = createFetchHandler({ storage: createMemoryStorage(), keys });
+  try {
+    defaultHandler = createFetchHandler({ storage: createMemoryStorage(), keys });
+  } catch (error) {
+    const fetch = misconfigured(error instanceof Error ? error.message : String(error));
+    defaultHandler = { fetch } as FetchHandler;
+  }
   return defaultHandler;
 };
 

@@ -34,13 +34,33 @@ export class AnimalStoreError extends Error {
     this.headers = options.headers ?? {};
   }
 
-  /** The Error body of this error. */
+  /**
+   * The Error body of this error, kept small whatever the request held: at most
+   * `MAX_DETAILS` details (the last one saying how many more there were) and a message of at
+   * most `MAX_MESSAGE_LENGTH` characters, so no error is much larger than a page of animals.
+   */
   toJSON(): ErrorBody {
-    const body: ErrorBody = { code: this.code, message: this.message, status: this.status };
-    if (this.details) body.details = this.details;
+    const message = this.message.length > MAX_MESSAGE_LENGTH ? `${this.message.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : this.message;
+    const body: ErrorBody = { code: this.code, message, status: this.status };
+    if (this.details) {
+      const { details } = this;
+      body.details =
+        details.length <= MAX_DETAILS
+          ? details
+          : [
+              ...details.slice(0, MAX_DETAILS - 1),
+              { path: '…', message: `and ${details.length - MAX_DETAILS + 1} more problems like these` },
+            ];
+    }
     return body;
   }
 }
+
+/** The most details an Error body lists. */
+export const MAX_DETAILS = 20;
+
+/** The longest message an Error body carries, in UTF-16 units. */
+export const MAX_MESSAGE_LENGTH = 1_000;
 
 /** Tells whether a value is an AnimalStoreError, also across copies of the package. */
 export const isAnimalStoreError = (error: unknown): error is AnimalStoreError =>

@@ -1,16 +1,20 @@
 /** @module The service: one function from a Web Request to a Response. */
-import { AnimalStoreError } from './AnimalStoreError.js';
+import { AnimalStoreError, isAnimalStoreError } from './AnimalStoreError.js';
 import { createBearerCheck } from './auth/bearer.js';
 import type { Catalogue } from './catalogue/Catalogue.js';
-import { createCatalogue } from './catalogue/createCatalogue.js';
+import { buildCatalogue } from './catalogue/createCatalogue.js';
+import { createStorageFailureLog } from './createStorageFailureLog.js';
 import { type Sha256, webCryptoSha256 } from './digest.js';
 import { type CorsOptions, createCors } from './http/cors.js';
+import { createRateLimiter, type RateLimitOptions } from './http/createRateLimiter.js';
 import { createResponder } from './http/createResponder.js';
-import { deprecationHeaders } from './http/deprecation.js';
+import { deprecationHeaders, SUNSET_TIME } from './http/deprecation.js';
+import { DOCS_ASSET_NAMES, DOCS_CONTENT_SECURITY_POLICY, DOCS_START_SCRIPT, type DocsAssets, docsPage } from './http/docsPage.js';
+import { createEntityTagger } from './http/entityTags.js';
 import { createOpenApiDocument } from './http/openApiDocument.js';
 import type { PetStorage } from './PetStorage.js';
 import { createDeprecationTracker, type DeprecatedUse } from './routing/createDeprecationTracker.js';
-import { createRouter, normaliseBasePath, type RouteHandler } from './routing/createRouter.js';
+import { createRouter, normaliseBasePath, type Route, type RouteHandler, type RouteMatch } from './routing/createRouter.js';
 import { createPetRoute, getPetRoute, listPetsRoute } from './routing/petRoutes.js';
 
 export type { DeprecatedUse } from './routing/createDeprecationTracker.js';
@@ -43,6 +47,28 @@ export interface PetServiceOptions {
   basePath?: string;
   /** Milliseconds from some fixed point, for the access log's timings; `Date.now` by default. */
   clock?: () => number;
+  /**
+   * The wall clock, in milliseconds since the epoch; `Date.now` by default. It decides when
+   * Idempotency-Keys expire, rate-limit windows, and when the deprecated getPet is gone.
+   */
+  now?: () => number;
+  /** The shortest API key accepted; 16 by default. Lower it only in tests. */
+  minimumKeyLength?: number;
+  /** Idempotency-Keys on POST /pets: optional by default, kept a day. */
+  idempotency?: {
+    /** Refuse a create without an Idempotency-Key (400). */
+    required?: boolean;
+    /** How long a key is kept after its first request, in seconds; 86,400 (a day) by default. */
+    keyLifetimeSeconds?: number;
+  };
+  /** A rate limit per API key; none by default. */
+  rateLimit?: RateLimitOptions;
+  /**
+   * The files of the API reference renderer (Swagger UI) for `{base}/docs`; without them the
+   * page still documents the deprecation and links the OpenAPI document. The Node adapter
+   * passes them when the optional `swagger-ui-dist` package is installed.
+   */
+  docsAssets?: DocsAssets;
   /** Browser origins allowed to call the API; none by default. */
   cors?: CorsOptions;
   /** Reporting of access, warnings and failures; warnings and failures go to `console` by default. */
@@ -74,6 +100,25 @@ export interface PetService {
 }
 
 /**
+ * The request's URL. An adapter builds it from the Host header and the request target, so
+ * a URL that does not parse means a Host that is not a host: the client's mistake.
+ */
+const parseRequestUrl = (url: string): URL => {
+  try {
+    return new URL(url);
+  } catch (cause) {
+    throw new AnimalStoreError(
+      'validation_failed',
+      'The request names no valid host; send a Host header such as "Host: example.com:8080".',
+      {
+        details: [{ path: 'Host', message: 'must be a host name or address, with an optional port' }],
+        cause,
+      },
+    );
+  }
+};
+
+/**
  * Creates the service. The result answers any Web Request under the base path (`/v1`),
  * plus `/healthz`, and never throws: every failure becomes an Error response.
  */
@@ -81,37 +126,81 @@ export const createPetService = (options: PetServiceOptions): PetService => {
   const basePath = normaliseBasePath(options.basePath ?? '/v1');
   const sha256 = options.sha256 ?? webCryptoSha256;
   const clock = options.clock ?? Date.now;
+  const now = options.now ?? Date.now;
   const logger = options.logger ?? {};
   const warn = logger.warn ?? ((message: string) => console.warn(message));
   const reportError = logger.error ?? ((message: string, error: unknown) => console.error(message, error));
-  const checkBearer = createBearerCheck(options.keys, sha256);
+  const checkBearer = createBearerCheck(options.keys, sha256, options.minimumKeyLength);
   const cors = createCors(options.cors);
+  const rateLimiter = options.rateLimit === undefined ? undefined : createRateLimiter(options.rateLimit);
   const ResponseClass = options.fetchAPI?.Response ?? Response;
   const respondWithBody = createResponder(ResponseClass, reportError);
   const respondWithoutBody = createResponder(ResponseClass, reportError, { bodies: false });
   const deprecation = createDeprecationTracker(warn);
-  const catalogue = createCatalogue({
-    storage: options.storage,
+  const storageFailures = createStorageFailureLog(warn);
+  const tagOf = createEntityTagger(sha256);
+  const { storage, docsAssets } = options;
+  const { catalogue, creation } = buildCatalogue({
+    storage,
     sha256,
+    now,
     ...(options.cursorSecret === undefined ? {} : { cursorSecret: options.cursorSecret }),
+    ...(options.idempotency?.keyLifetimeSeconds === undefined
+      ? {}
+      : { idempotencyKeyLifetimeSeconds: options.idempotency.keyLifetimeSeconds }),
   });
 
   // The document names its server by the base clients see, mount path included: one per base.
   const openApiDocuments = new Map<string, string>();
-  const openApiDocument: RouteHandler = async ({ base, respond }) => {
+  const openApiDocument: RouteHandler = async ({ base, respond, headers }) => {
     let document = openApiDocuments.get(base);
     if (document === undefined) {
       document = JSON.stringify(createOpenApiDocument(base));
       openApiDocuments.set(base, document);
     }
-    return respond.jsonText(200, document);
+    return respond.jsonText(200, document, headers);
   };
 
+  const checkHealth: RouteHandler = async ({ respond, headers }) => {
+    const state = (await storage.checkHealth?.()) ?? { ok: true };
+    if (!state.ok) throw new AnimalStoreError('storage_unavailable', `The storage cannot take writes: ${state.reason}`);
+    storageFailures.succeeded();
+    return respond.json(200, { status: 'ok' }, { ...headers, 'cache-control': 'no-store' });
+  };
+
+  const docs: RouteHandler = async ({ base, respond, headers }) =>
+    respond.body(200, docsPage(base, docsAssets !== undefined), {
+      ...headers,
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-cache',
+      'content-security-policy': DOCS_CONTENT_SECURITY_POLICY,
+    });
+  const docsAsset: RouteHandler = async ({ asset = '', respond, headers }) => {
+    if (asset === 'start.js' && docsAssets) {
+      return respond.body(200, DOCS_START_SCRIPT, {
+        ...headers,
+        'content-type': 'text/javascript; charset=utf-8',
+        'cache-control': 'no-cache',
+      });
+    }
+    const file = docsAssets && (DOCS_ASSET_NAMES as readonly string[]).includes(asset) ? await docsAssets(asset) : undefined;
+    if (!file) throw new AnimalStoreError('not_found', 'The reference page has no such file.');
+    return respond.body(200, file.body, { ...headers, 'content-type': file.type, 'cache-control': 'public, max-age=3600' });
+  };
+
+  const health: Route = { methods: { GET: checkHealth }, public: true };
   const router = createRouter(basePath, {
-    pets: { methods: { GET: listPetsRoute(catalogue), POST: createPetRoute(catalogue) } },
-    pet: { methods: { GET: getPetRoute(catalogue) }, deprecated: true },
+    pets: {
+      methods: {
+        GET: listPetsRoute(catalogue, tagOf),
+        POST: createPetRoute(creation, { idempotencyKeyRequired: options.idempotency?.required ?? false }),
+      },
+    },
+    pet: { methods: { GET: getPetRoute(catalogue, tagOf) }, deprecated: true },
     openApi: { methods: { GET: openApiDocument }, public: true },
-    health: { methods: { GET: async ({ respond }) => respond.json(200, { status: 'ok' }) }, public: true },
+    docs: { methods: { GET: docs }, public: true },
+    docsAsset: { methods: { GET: docsAsset }, public: true },
+    health,
   });
 
   const service = (async (request: Request, context?: RequestContext) => {
@@ -122,24 +211,37 @@ export const createPetService = (options: PetServiceOptions): PetService => {
     const method = request.method === 'HEAD' ? 'GET' : request.method;
     const respond = request.method === 'HEAD' ? respondWithoutBody : respondWithBody;
     let path = '';
-    // The route's own headers (deprecation), set once the caller is known to hold a key.
-    let routeHeaders: Record<string, string> | undefined;
+    // The headers every answer to this request carries, success or error: CORS from the
+    // start; rate limits and the route's own (deprecation) once the caller holds a key.
+    let headers = cors.headersFor(request) ?? {};
+    let match: RouteMatch | undefined;
     let response: Response;
     try {
-      const url = new URL(request.url);
+      const url = parseRequestUrl(request.url);
       path = url.pathname;
-      const match = router.match(path, mountPath);
+      match = router.match(path, mountPath);
       const preflight = request.method === 'OPTIONS' ? cors.preflight(request, match && router.allowOf(match.route)) : undefined;
       if (preflight) response = preflight;
       else {
         // Authentication comes first, so a caller without a key learns nothing about paths.
         const caller = match?.route.public ? undefined : await checkBearer(request.headers.get('authorization'));
+        if (caller && rateLimiter) {
+          const decision = rateLimiter.take(caller.keyIndex, now());
+          headers = { ...headers, ...decision.headers };
+          if (decision.refusal) throw decision.refusal;
+        }
         if (!match)
           throw new AnimalStoreError('not_found', `There is nothing at ${path.slice(0, 64)}; the operations live under ${base}/pets.`);
-        const { route, petId } = match;
+        const { route, petId, asset } = match;
         if (route.deprecated) {
-          routeHeaders = deprecationHeaders(base);
+          headers = { ...headers, ...deprecationHeaders(base) };
           if (caller) deprecation.record(caller, base);
+          if (now() >= SUNSET_TIME) {
+            throw new AnimalStoreError(
+              'gone',
+              `GET ${base}/pets/{petId} was removed on 5 December 2030; use GET ${base}/pets with the status filter.`,
+            );
+          }
         }
         const handler = method === 'GET' || method === 'POST' ? route.methods[method] : undefined;
         if (!handler) {
@@ -153,14 +255,18 @@ export const createPetService = (options: PetServiceOptions): PetService => {
           url,
           base,
           respond,
+          headers,
+          ...(caller === undefined ? {} : { caller }),
           ...(petId === undefined ? {} : { petId }),
-          ...(routeHeaders === undefined ? {} : { headers: routeHeaders }),
+          ...(asset === undefined ? {} : { asset }),
         });
+        if (response.status === 201) storageFailures.succeeded();
       }
     } catch (error) {
-      response = respond.error(error, `${request.method} ${path}`, routeHeaders);
+      // Requests that needed the storage report its failure; the health probe only answers it.
+      if (isAnimalStoreError(error) && error.code === 'storage_unavailable' && match?.route !== health) storageFailures.failed(error);
+      response = respond.error(error, `${request.method} ${path}`, headers);
     }
-    response = cors.decorate(request, response);
     logger.access?.({ method: request.method, path, status: response.status, milliseconds: clock() - started });
     return response;
   }) as PetService;

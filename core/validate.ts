@@ -3,6 +3,9 @@ import * as v from 'valibot';
 import { AnimalStoreError } from './AnimalStoreError.js';
 import type { ErrorDetail } from './schemas/ErrorBody.js';
 
+/** How many problems a validation message names; the details list them all (up to the Error body's cap). */
+const SUMMARISED_DETAILS = 5;
+
 /** Names an issue's place: the dotted field path, or `rootName` for the value as a whole. */
 const pathOf = (issue: v.BaseIssue<unknown>, rootName: string): string => {
   const keys = issue.path?.map((item) => String(item.key)) ?? [];
@@ -41,6 +44,8 @@ export const validate = <S extends v.GenericSchema>(
       .filter((issue) => !(knownKeys && issue.kind === 'schema' && issue.expected === 'never'))
       .map((issue) => ({ path: pathOf(issue, rootName), message: issue.message })),
   ];
-  const summary = details.map((detail) => `${detail.path} ${detail.message}`).join('; ');
-  throw new AnimalStoreError('validation_failed', `${what} is not valid: ${summary}.`, { details });
+  // A body of thousands of unknown keys must not make a message of thousands of clauses.
+  const named = details.slice(0, SUMMARISED_DETAILS).map((detail) => `${detail.path} ${detail.message}`);
+  if (details.length > SUMMARISED_DETAILS) named.push(`and ${details.length - SUMMARISED_DETAILS} more problems`);
+  throw new AnimalStoreError('validation_failed', `${what} is not valid: ${named.join('; ')}.`, { details });
 };

@@ -23,15 +23,27 @@ const unauthorized = (message: string, tokenWasSent: boolean) =>
 // RFC 7235: the scheme is case-insensitive; RFC 6750: one b64token after it.
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
+/** The shortest API key accepted unless a service is told otherwise: 16 characters. */
+export const MINIMUM_KEY_LENGTH = 16;
+
 /**
  * Makes a bearer check for a set of keys. Keys are hashed once, here, and dropped; a
  * presented token is hashed and compared against every key's digest in constant time, so
  * neither timing nor an early exit tells how much of a guess was right or which key it hit.
+ *
+ * @param minimumKeyLength The shortest key accepted (16 by default); tests may lower it.
  */
-export const createBearerCheck = (keys: readonly string[], sha256: Sha256): BearerCheck => {
+export const createBearerCheck = (keys: readonly string[], sha256: Sha256, minimumKeyLength = MINIMUM_KEY_LENGTH): BearerCheck => {
   if (keys.length === 0) throw new TypeError('animal-store needs at least one API key.');
   if (keys.some((key) => !BEARER.test(`Bearer ${key}`))) {
     throw new TypeError('An API key must be a non-empty token of letters, digits and -._~+/ (optionally ending in =).');
+  }
+  const short = keys.findIndex((key) => key.length < minimumKeyLength);
+  if (short !== -1) {
+    throw new TypeError(
+      `API key #${short + 1} has ${keys[short]!.length} characters; keys must have at least ${minimumKeyLength}, so they cannot be guessed. ` +
+        'Make one with: openssl rand -base64 24',
+    );
   }
   // Each key's digest and, for logs, its fingerprint: computed once here, not per request.
   const known = Promise.all(
@@ -42,6 +54,12 @@ export const createBearerCheck = (keys: readonly string[], sha256: Sha256): Bear
   );
 
   return async (authorization) => {
+    // A Web Request joins repeated headers with ", "; a bearer token never holds a comma.
+    if (authorization?.includes(',')) {
+      throw new AnimalStoreError('validation_failed', 'Send the Authorization header once, with one key.', {
+        details: [{ path: 'Authorization', message: 'must be given once' }],
+      });
+    }
     if (authorization === null || authorization.trim() === '') {
       throw unauthorized('Send your API key in the Authorization header: "Authorization: Bearer <key>".', false);
     }

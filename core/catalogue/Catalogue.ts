@@ -19,6 +19,15 @@ export interface PetPage {
   next?: NextPageQuery;
 }
 
+/** How to create an animal, beyond the animal itself. */
+export interface CreatePetOptions {
+  /**
+   * Makes the create safe to retry: with the same key and the same animal, a repeat answers
+   * with the animal the first call stored, and stores nothing. Keys live a day (configurable).
+   */
+  idempotencyKey?: string;
+}
+
 /** A listPets query without its cursor: what the iterators walk from the first page on. */
 export type PetsQuery = Omit<ListQueryInput, 'cursor'>;
 
@@ -41,7 +50,7 @@ export interface Catalogue {
    * so a value from anywhere (a parsed request body, say) can be passed as it is. Resolves
    * with the animal and its new id once it is stored durably.
    */
-  createPet(newPet: unknown): Promise<Pet>;
+  createPet(newPet: unknown, options?: CreatePetOptions): Promise<Pet>;
   /** The animal with this id; `not_found` when there is none. */
   getPet(id: number): Promise<Pet>;
 }

@@ -3,10 +3,10 @@ import { AnimalStoreError } from '../AnimalStoreError.js';
 import { type Sha256, webCryptoSha256 } from '../digest.js';
 import type { PetStorage } from '../PetStorage.js';
 import { ListQuery } from '../schemas/ListQuery.js';
-import { NEW_PET_FIELDS, NewPet } from '../schemas/NewPet.js';
 import type { Pet } from '../schemas/Pet.js';
 import { validate } from '../validate.js';
 import type { Catalogue, PetsQuery } from './Catalogue.js';
+import { createPetCreation, DEFAULT_IDEMPOTENCY_KEY_LIFETIME_SECONDS, type PetCreation } from './createPetCreation.js';
 import { createCursorCodec } from './cursor.js';
 import { checkPetId } from './petId.js';
 import { readListQuery } from './readListQuery.js';
@@ -22,7 +22,14 @@ export interface CatalogueOptions {
   cursorSecret?: string;
   /** SHA-256 to seal cursors with; Web Crypto unless given (a runtime's native hash is faster). */
   sha256?: Sha256;
+  /** Wall-clock time in milliseconds since the epoch, for Idempotency-Key lifetimes; `Date.now` by default. */
+  now?: () => number;
+  /** How long an Idempotency-Key is kept, in seconds; a day by default. */
+  idempotencyKeyLifetimeSeconds?: number;
 }
+
+/** The scope of keys given to the in-process catalogue, which has no API key to tell callers apart. */
+const IN_PROCESS_SCOPE = 'in-process';
 
 /** Walks the pages of a catalogue from the first, following each page's `next` query. */
 export async function* walkPages(listPets: Catalogue['listPets'], query: PetsQuery = {}): AsyncGenerator<Pet[], void, undefined> {
@@ -38,12 +45,18 @@ export async function* walkPages(listPets: Catalogue['listPets'], query: PetsQue
 const DEFAULT_CURSOR_SECRET = 'animal-store/cursor/v1';
 
 /** Builds the in-process catalogue over a storage. The HTTP handlers are built on this. */
-export const createCatalogue = ({
+export const createCatalogue = (options: CatalogueOptions): Catalogue => buildCatalogue(options).catalogue;
+
+/** The catalogue, and its creation step for the HTTP route (which needs to know of replays). */
+export const buildCatalogue = ({
   storage,
   cursorSecret = DEFAULT_CURSOR_SECRET,
   sha256 = webCryptoSha256,
-}: CatalogueOptions): Catalogue => {
+  now = Date.now,
+  idempotencyKeyLifetimeSeconds = DEFAULT_IDEMPOTENCY_KEY_LIFETIME_SECONDS,
+}: CatalogueOptions): { catalogue: Catalogue; creation: PetCreation } => {
   const cursors = createCursorCodec(cursorSecret, sha256);
+  const creation = createPetCreation({ storage, sha256, now, keyLifetimeSeconds: idempotencyKeyLifetimeSeconds });
 
   const listPets: Catalogue['listPets'] = async (query = {}) => {
     const input = query instanceof URLSearchParams ? readListQuery(query) : query;
@@ -63,14 +76,15 @@ export const createCatalogue = ({
 
   const pages: Catalogue['pages'] = (query) => walkPages(listPets, query);
 
-  return {
+  const catalogue: Catalogue = {
     listPets,
     pages,
     async *allPets(query) {
       for await (const page of pages(query)) yield* page;
     },
-    async createPet(newPet) {
-      return storage.create(validate(NewPet, newPet, { what: 'The animal', rootName: 'body', knownKeys: NEW_PET_FIELDS }));
+    async createPet(newPet, options) {
+      const key = options?.idempotencyKey;
+      return (await creation.create(newPet, key === undefined ? undefined : { key, scope: IN_PROCESS_SCOPE })).pet;
     },
     async getPet(id) {
       checkPetId(id);
@@ -79,4 +93,5 @@ export const createCatalogue = ({
       return pet;
     },
   };
+  return { catalogue, creation };
 };

@@ -10,6 +10,10 @@ export interface Responder {
   json(status: number, body: unknown, headers?: Record<string, string>): Response;
   /** A JSON response from text that is JSON already (a document serialised once and kept). */
   jsonText(status: number, text: string, headers?: Record<string, string>): Response;
+  /** A 304 Not Modified: the headers a 200 would carry (ETag, caching, the route's own), no body. */
+  notModified(headers: Record<string, string>): Response;
+  /** Any other answer: a body of the given type (an HTML page, a script). */
+  body(status: number, content: string | Uint8Array, headers: Record<string, string>): Response;
   /** The Error response for anything thrown while handling a request. */
   error(error: unknown, context: string, headers?: Record<string, string>): Response;
 }
@@ -23,7 +27,16 @@ export interface ResponderOptions {
   bodies?: boolean;
 }
 
+/** Seconds a client is asked to wait before retrying a 503, when the error names no other time. */
+export const DEFAULT_RETRY_AFTER_SECONDS = 1;
+
 const encoder = new TextEncoder();
+
+// The headers every answer carries. Successes may be stored by the caller's own cache only,
+// and revalidated before each use (ETags make that cheap); errors are never stored.
+const SUCCESS = { 'content-type': 'application/json', 'cache-control': 'private, no-cache', 'x-content-type-options': 'nosniff' };
+const FAILURE = { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+const NOT_MODIFIED = { 'cache-control': 'private, no-cache', 'x-content-type-options': 'nosniff' };
 
 /**
  * Creates a responder. `ResponseClass` is the runtime's Response unless an adapter passes
@@ -35,32 +48,40 @@ export const createResponder = (
   report: ReportError,
   { bodies = true }: ResponderOptions = {},
 ): Responder => {
-  const jsonText: Responder['jsonText'] = bodies
-    ? (status, text, headers) =>
-        new ResponseClass(text, {
+  const send = (status: number, content: string | Uint8Array, headers: Record<string, string>) =>
+    bodies
+      ? new ResponseClass(content as BodyInit, { status, headers })
+      : new ResponseClass(null, {
           status,
-          headers: headers ? { 'content-type': 'application/json', ...headers } : { 'content-type': 'application/json' },
-        })
-    : (status, text, headers) =>
-        new ResponseClass(null, {
-          status,
-          headers: { 'content-type': 'application/json', 'content-length': String(encoder.encode(text).byteLength), ...headers },
+          headers: {
+            ...headers,
+            'content-length': String(typeof content === 'string' ? encoder.encode(content).byteLength : content.byteLength),
+          },
         });
+  const jsonText: Responder['jsonText'] = (status, text, headers) => {
+    const common = status < 400 ? SUCCESS : FAILURE;
+    return send(status, text, headers ? { ...common, ...headers } : common);
+  };
   const json: Responder['json'] = (status, body, headers) => jsonText(status, JSON.stringify(body), headers);
 
   return {
     json,
     jsonText,
+    notModified: (headers) => new ResponseClass(null, { status: 304, headers: { ...NOT_MODIFIED, ...headers } }),
+    body: (status, content, headers) => send(status, content, { 'x-content-type-options': 'nosniff', ...headers }),
     /**
      * Known errors keep their code, message and headers; anything else is logged and
-     * becomes a bare 500 whose message tells nothing of the internals.
+     * becomes a bare 500 whose message tells nothing of the internals. Every 503 says when
+     * to try again.
      */
     error(error, context, headers) {
       const known = isAnimalStoreError(error)
         ? error
         : new AnimalStoreError('internal_error', 'Something went wrong on our side; nothing was changed by the failure. Please try again.');
-      if (!isAnimalStoreError(error) || known.status >= 500) report(`${context} failed`, error);
-      return json(known.status, known.toJSON(), headers ? { ...known.headers, ...headers } : known.headers);
+      if (!isAnimalStoreError(error)) report(`${context} failed`, error);
+      const answer: Record<string, string> = { ...known.headers, ...headers };
+      if (known.status === 503) answer['retry-after'] ??= String(DEFAULT_RETRY_AFTER_SECONDS);
+      return json(known.status, known.toJSON(), answer);
     },
   };
 };

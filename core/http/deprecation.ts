@@ -1,4 +1,4 @@
-/** @module The headers that mark the deprecated getPet operation. */
+/** @module The deprecated getPet operation: its headers, and when it goes away. */
 
 /** 1 December 2025, as an RFC 9745 structured date (seconds since the epoch). */
 export const DEPRECATION = '@1764547200';
@@ -6,9 +6,15 @@ export const DEPRECATION = '@1764547200';
 /** The removal date, as an HTTP date (RFC 8594). */
 export const SUNSET = 'Thu, 05 Dec 2030 00:00:00 GMT';
 
-/** The headers of every getPet answer after authentication, success or error. */
+/** The removal date in milliseconds since the epoch: from then on getPet answers 410 Gone. */
+export const SUNSET_TIME = Date.parse(SUNSET);
+
+/**
+ * The headers of every getPet answer after authentication, success or error: when it was
+ * deprecated, when it goes, what replaces it, and where a person can read about it.
+ */
 export const deprecationHeaders = (base: string): Record<string, string> => ({
   deprecation: DEPRECATION,
   sunset: SUNSET,
-  link: `<${base}/pets>; rel="successor-version"`,
+  link: `<${base}/pets>; rel="successor-version", <${base}/docs#deprecation>; rel="deprecation"; type="text/html"`,
 });

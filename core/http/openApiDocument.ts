@@ -24,10 +24,18 @@ const schemaOf = (schema: v.GenericSchema, typeMode: 'input' | 'output' = 'outpu
   });
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
+const parameter = (name: string) => ({ $ref: `#/components/parameters/${name}` });
 
-const errorResponse = (description: string, headers?: Record<string, unknown>) => ({
+/** The headers of every authenticated answer when rate limits are on. */
+const rateLimitHeaders = { RateLimit: header('RateLimit'), 'RateLimit-Policy': header('RateLimit-Policy') };
+/** The headers of every answer. */
+const everyAnswer = { 'X-Content-Type-Options': header('X-Content-Type-Options'), 'Cache-Control': header('Cache-Control') };
+
+/** An Error answer; after authentication it carries the rate-limit fields too (when they are on). */
+const errorResponse = (description: string, headers?: Record<string, unknown>, { authenticated = true } = {}) => ({
   description,
-  ...(headers ? { headers } : {}),
+  headers: { ...everyAnswer, ...(authenticated ? rateLimitHeaders : {}), ...headers },
   content: { 'application/json': { schema: ref('Error') } },
 });
 
@@ -39,7 +47,8 @@ const wwwAuthenticate = {
 };
 
 const commonErrors = {
-  '401': errorResponse('Missing or invalid API key.', wwwAuthenticate),
+  '401': errorResponse('Missing or invalid API key.', wwwAuthenticate, { authenticated: false }),
+  '429': errorResponse('This API key is over its rate limit (only when rate limits are on).', { 'Retry-After': header('Retry-After') }),
   '500': errorResponse('Unexpected failure; nothing was changed.'),
   // Every failure, whatever its status (405, 413, …), has an Error body.
   default: errorResponse('Any other failure: an Error body whose status equals the HTTP status.'),
@@ -48,7 +57,61 @@ const commonErrors = {
 const deprecationHeaders = {
   Deprecation: { description: `Always ${DEPRECATION} (RFC 9745).`, schema: { type: 'string' } },
   Sunset: { description: `Always ${SUNSET} (RFC 8594).`, schema: { type: 'string' } },
-  Link: { description: 'The successor: <{base}/pets>; rel="successor-version".', schema: { type: 'string' } },
+  Link: {
+    description:
+      'The successor and the deprecation notice: <{base}/pets>; rel="successor-version", <{base}/docs#deprecation>; rel="deprecation"; type="text/html".',
+    schema: { type: 'string' },
+  },
+};
+
+/** The headers of a conditional GET's answers (200 and 304). */
+const cacheHeaders = { ETag: header('ETag'), ...everyAnswer, ...rateLimitHeaders };
+
+const notModified = (headers: Record<string, unknown> = {}) => ({
+  description: 'Not Modified: If-None-Match named the current ETag; no body.',
+  headers: { ...cacheHeaders, ...headers },
+});
+
+/** Headers and parameters named once and referred to by every operation. */
+const components = {
+  headers: {
+    'X-Content-Type-Options': { description: 'Always nosniff.', schema: { type: 'string', const: 'nosniff' } },
+    'Cache-Control': {
+      description: 'private, no-cache on successful authenticated answers (revalidate with If-None-Match); no-store on errors.',
+      schema: { type: 'string' },
+    },
+    ETag: { description: 'A strong entity tag of the answer (body and Link); send it back in If-None-Match.', schema: { type: 'string' } },
+    'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 0 } },
+    RateLimit: {
+      description: 'The available quota and the seconds until it is restored, as "default";r=R;t=T (draft-ietf-httpapi-ratelimit-headers).',
+      schema: { type: 'string' },
+    },
+    'RateLimit-Policy': {
+      description: 'The quota per API key, as "default";q=Q;w=W: Q requests per W seconds (draft-ietf-httpapi-ratelimit-headers).',
+      schema: { type: 'string' },
+    },
+    'Idempotent-Replayed': {
+      description: 'true when the answer replays the first answer to this Idempotency-Key; nothing new was stored.',
+      schema: { type: 'string', const: 'true' },
+    },
+  },
+  parameters: {
+    'Idempotency-Key': {
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        'Makes the create safe to retry (draft-ietf-httpapi-idempotency-key-header): a Structured Field String of 1 to 255 visible ASCII characters, such as "8e03978e-40d5-43e8" (a bare key without quotes is accepted too). Scoped to the API key, kept 24 hours. A retry with the same key and payload answers as the first request did; another payload is a 422; a retry while the first is still in flight is a 409.',
+      schema: { type: 'string', minLength: 1, maxLength: 257 },
+    },
+    'If-None-Match': {
+      name: 'If-None-Match',
+      in: 'header',
+      required: false,
+      description: 'The ETag of the copy the client has; when it is still current the answer is 304 without a body.',
+      schema: { type: 'string' },
+    },
+  },
 };
 
 /** Builds the OpenAPI 3.1 document for a service whose operations live under `base`. */
@@ -82,15 +145,18 @@ export const createOpenApiDocument = (base: string): Record<string, unknown> => 
             queryParameter('limit', 'The most animals to return: 1 to 100, decimal digits, default 20.'),
             queryParameter('status', 'Only animals with this availability status.'),
             queryParameter('cursor', "Where the page starts, as given by the previous page's Link header."),
+            parameter('If-None-Match'),
           ],
           responses: {
             '200': {
               description: 'A page of animals.',
               headers: {
+                ...cacheHeaders,
                 Link: { description: '<{base}/pets?limit=L&status=S&cursor=C>; rel="next", when more remain.', schema: { type: 'string' } },
               },
               content: { 'application/json': { schema: { type: 'array', items: ref('Pet') } } },
             },
+            '304': notModified({ Link: { description: 'As on the 200.', schema: { type: 'string' } } }),
             '400': errorResponse('A query parameter is not valid.'),
             ...commonErrors,
           },
@@ -98,18 +164,31 @@ export const createOpenApiDocument = (base: string): Record<string, unknown> => 
         post: {
           operationId: 'createPet',
           summary: 'Add an animal',
+          parameters: [parameter('Idempotency-Key')],
           requestBody: { required: true, content: { 'application/json': { schema: ref('NewPet') } } },
           responses: {
             '201': {
-              description: 'The animal, with its new id; durable once this answer is sent.',
-              headers: { Location: { description: '{base}/pets/{id}', schema: { type: 'string' } } },
+              description:
+                'The animal, with its new id; durable once this answer is sent. A replay (same Idempotency-Key and payload) is this same answer.',
+              headers: {
+                Location: { description: '{base}/pets/{id}', schema: { type: 'string' } },
+                'Idempotent-Replayed': header('Idempotent-Replayed'),
+                ...everyAnswer,
+                ...rateLimitHeaders,
+              },
               content: { 'application/json': { schema: ref('Pet') } },
             },
-            '400': errorResponse('The body is not JSON, or not a valid NewPet.'),
+            '400': errorResponse(
+              'The body is not JSON, or not a valid NewPet, or the Idempotency-Key header is malformed (or missing where required).',
+            ),
             ...commonErrors,
+            '409': errorResponse('idempotency_conflict: the first request with this Idempotency-Key is still in flight.', {
+              'Retry-After': header('Retry-After'),
+            }),
             '413': errorResponse('The body is larger than 64 KiB.'),
-            '415': errorResponse('The body is not application/json.'),
-            '503': errorResponse('The animal could not be stored durably; nothing was stored.'),
+            '415': errorResponse('The body is not application/json, or has a Content-Encoding other than identity.'),
+            '422': errorResponse('idempotency_key_reused: this Idempotency-Key was used with another payload.'),
+            '503': errorResponse('The animal could not be stored durably; nothing was stored.', { 'Retry-After': header('Retry-After') }),
           },
         },
       },
@@ -118,18 +197,32 @@ export const createOpenApiDocument = (base: string): Record<string, unknown> => 
           operationId: 'getPet',
           summary: 'Get an animal',
           deprecated: true,
-          description: 'Deprecated; removed on 5 December 2030. Use GET /pets with the status filter.',
-          parameters: [{ name: 'petId', in: 'path', required: true, schema: { type: 'integer', format: 'int64' } }],
+          description: 'Deprecated; removed on 5 December 2030, after which it answers 410 Gone. Use GET /pets with the status filter.',
+          parameters: [
+            { name: 'petId', in: 'path', required: true, schema: { type: 'integer', format: 'int64' } },
+            parameter('If-None-Match'),
+          ],
           responses: {
             '200': {
               description: 'The animal.',
-              headers: deprecationHeaders,
+              headers: { ...cacheHeaders, ...deprecationHeaders },
               content: { 'application/json': { schema: ref('Pet') } },
             },
+            '304': notModified(deprecationHeaders),
             '400': errorResponse('The petId is not an int64 in decimal digits.', deprecationHeaders),
             ...commonErrors,
             '404': errorResponse('No animal has this id.', deprecationHeaders),
+            '410': errorResponse('gone: the operation was removed on its Sunset date, 5 December 2030.', deprecationHeaders),
           },
+        },
+      },
+      '/docs': {
+        get: {
+          operationId: 'getReference',
+          summary: 'This reference, for people',
+          description: 'An HTML page drawn from this document, with the deprecation notice at #deprecation.',
+          security: [],
+          responses: { '200': { description: 'The reference page.', content: { 'text/html': { schema: { type: 'string' } } } } },
         },
       },
       '/openapi.json': {
@@ -144,6 +237,7 @@ export const createOpenApiDocument = (base: string): Record<string, unknown> => 
       },
     },
     components: {
+      ...components,
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
       schemas: {
         Pet: schemaOf(Pet),

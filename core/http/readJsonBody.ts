@@ -1,6 +1,6 @@
 /** @module Reads a request body as JSON, within a size bound, without rounding numbers. */
 import { isSafeNumber, LosslessNumber, parse } from 'lossless-json';
-import { AnimalStoreError } from '../AnimalStoreError.js';
+import { AnimalStoreError, quote } from '../AnimalStoreError.js';
 
 /** The largest body accepted, in bytes. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -17,6 +17,16 @@ const isJsonMediaType = (contentType: string | null): boolean =>
  * Content-Length claims: a client can lie, or send no length at all.
  */
 const readBytes = async (request: Request): Promise<Uint8Array> => {
+  try {
+    return await readBytesOnce(request);
+  } catch (error) {
+    if (error instanceof AnimalStoreError) throw error;
+    // The client went away, or the body ended short of its declared length: its mistake, not ours.
+    throw new AnimalStoreError('invalid_json', 'The request body could not be read to its end; send it again, whole.', { cause: error });
+  }
+};
+
+const readBytesOnce = async (request: Request): Promise<Uint8Array> => {
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
   if (declared !== null && /^[0-9]+$/.test(declared)) {
@@ -59,12 +69,20 @@ const parseNumberExactly = (text: string): number | LosslessNumber => (isSafeNum
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /**
- * Reads a JSON request body: 415 unless it is `application/json`, 413 past 64 KiB,
+ * Reads a JSON request body: 415 unless it is `application/json` without a Content-Encoding
+ * (other than identity), 413 past 64 KiB,
  * 400 `invalid_json` when empty, not UTF-8 or not JSON (duplicate keys included).
  */
 export const readJsonBody = async (request: Request): Promise<unknown> => {
   if (!isJsonMediaType(request.headers.get('content-type'))) {
     throw new AnimalStoreError('unsupported_media_type', 'The request body must be JSON, sent with "Content-Type: application/json".');
+  }
+  const encoding = request.headers.get('content-encoding');
+  if (encoding !== null && encoding.trim().toLowerCase() !== 'identity') {
+    throw new AnimalStoreError(
+      'unsupported_media_type',
+      `The request body must not be encoded (Content-Encoding ${quote(encoding, 20)}); send plain JSON.`,
+    );
   }
   const bytes = await readBytes(request);
   let text: string;

@@ -1,4 +1,5 @@
 /** @module What a route handler is given: the request, where the service lives, how to answer. */
+import type { Caller } from '../auth/bearer.js';
 import type { Responder } from '../http/createResponder.js';
 
 /** What a route handler is given besides the request. */
@@ -9,8 +10,12 @@ export interface RouteContext {
   base: string;
   /** The path segment after `/pets/`, for getPet. */
   petId?: string;
-  /** Headers every answer of this route carries (the deprecation headers of getPet). */
-  headers?: Record<string, string>;
+  /** The path segment after `/docs/`, for the reference page's files. */
+  asset?: string;
+  /** Headers every answer to this request carries (CORS, rate limits, getPet's deprecation). */
+  headers: Record<string, string>;
+  /** Who called, when the route needs a key. */
+  caller?: Caller;
   /** Makes the answers: with their bodies, or for HEAD without them. */
   respond: Responder;
 }

@@ -24,14 +24,21 @@ export interface RouteTable {
   pet: Route;
   /** `{base}/openapi.json` */
   openApi: Route;
+  /** `{base}/docs`: the human-readable reference. */
+  docs: Route;
+  /** `{base}/docs/{asset}`: the files the reference page loads. */
+  docsAsset: Route;
   /** `/healthz`, outside the base path. */
   health: Route;
 }
 
-/** A route found for a path, with the petId segment when the path has one. */
+/** A route found for a path, with the segment it names when the path has one. */
 export interface RouteMatch {
   route: Route;
+  /** The segment after `/pets/`. */
   petId?: string;
+  /** The segment after `/docs/`. */
+  asset?: string;
 }
 
 /** Finds routes for paths; `undefined` when nothing lives at a path. */
@@ -63,6 +70,8 @@ export const createRouter = (basePath: string, routes: RouteTable): Router => ({
     const rest = path.slice(prefix.length);
     if (rest === 'pets') return { route: routes.pets };
     if (rest === 'openapi.json') return { route: routes.openApi };
+    if (rest === 'docs') return { route: routes.docs };
+    if (rest.startsWith('docs/') && rest.length > 5 && !rest.includes('/', 5)) return { route: routes.docsAsset, asset: rest.slice(5) };
     if (rest.startsWith('pets/') && rest.length > 5 && !rest.includes('/', 5)) return { route: routes.pet, petId: rest.slice(5) };
     return undefined;
   },

@@ -1,34 +1,72 @@
 /** @module The three operations of the interface, as HTTP handlers over the catalogue. */
 import { AnimalStoreError } from '../AnimalStoreError.js';
 import type { Catalogue } from '../catalogue/Catalogue.js';
+import type { PetCreation } from '../catalogue/createPetCreation.js';
 import { parsePetId } from '../catalogue/petId.js';
+import { type EntityTagger, ifNoneMatchHolds } from '../http/entityTags.js';
+import { readIdempotencyKey } from '../http/readIdempotencyKey.js';
 import { readJsonBody } from '../http/readJsonBody.js';
 import type { RouteHandler } from './createRouter.js';
+import type { RouteContext } from './RouteContext.js';
+
+/** A 200 with a strong ETag, or a 304 when the client's copy (If-None-Match) is current. */
+const answerWithTag = async (tagOf: EntityTagger, { request, respond, headers }: RouteContext, body: unknown, link?: string) => {
+  const text = JSON.stringify(body);
+  const etag = await tagOf(text, link);
+  const answerHeaders = link === undefined ? { ...headers, etag } : { ...headers, etag, link };
+  if (ifNoneMatchHolds(request.headers.get('if-none-match'), etag)) return respond.notModified(answerHeaders);
+  return respond.jsonText(200, text, answerHeaders);
+};
 
 /** GET {base}/pets: a page of animals, with a `Link rel="next"` while more remain. */
 export const listPetsRoute =
-  (catalogue: Catalogue): RouteHandler =>
-  async ({ url, base, respond }) => {
-    const { pets, next } = await catalogue.listPets(url.searchParams);
-    if (next === undefined) return respond.json(200, pets);
+  (catalogue: Catalogue, tagOf: EntityTagger): RouteHandler =>
+  async (context) => {
+    const { pets, next } = await catalogue.listPets(context.url.searchParams);
+    if (next === undefined) return answerWithTag(tagOf, context, pets);
     // The query the catalogue obeyed; every part is URL-safe as it stands (digits, a status word, base64url).
     const query = `limit=${next.limit}${next.status === undefined ? '' : `&status=${next.status}`}&cursor=${next.cursor}`;
-    return respond.json(200, pets, { link: `<${base}/pets?${query}>; rel="next"` });
+    return answerWithTag(tagOf, context, pets, `<${context.base}/pets?${query}>; rel="next"`);
   };
 
-/** POST {base}/pets: validates, stores durably, answers 201 with the animal and its Location. */
+/** What createPet needs beyond the creation step: whether every create must carry an Idempotency-Key. */
+export interface CreatePetRouteOptions {
+  idempotencyKeyRequired: boolean;
+}
+
+/**
+ * POST {base}/pets: validates, stores durably, answers 201 with the animal and its Location.
+ * With an Idempotency-Key, a retry answers exactly as the first request did (same status,
+ * body and Location), marked `Idempotent-Replayed: true`.
+ */
 export const createPetRoute =
-  (catalogue: Catalogue): RouteHandler =>
-  async ({ request, base, respond }) => {
-    const pet = await catalogue.createPet(await readJsonBody(request));
-    return respond.json(201, pet, { location: `${base}/pets/${pet.id}` });
+  (creation: PetCreation, { idempotencyKeyRequired }: CreatePetRouteOptions): RouteHandler =>
+  async ({ request, base, respond, headers, caller }) => {
+    const key = readIdempotencyKey(request.headers.get('idempotency-key'));
+    if (key === undefined && idempotencyKeyRequired) {
+      throw new AnimalStoreError(
+        'validation_failed',
+        'This service requires an Idempotency-Key header on every create, such as Idempotency-Key: "8e03978e".',
+        {
+          details: [{ path: 'Idempotency-Key', message: 'is required' }],
+        },
+      );
+    }
+    const body = await readJsonBody(request);
+    const { pet, replayed } = await creation.create(
+      body,
+      key === undefined || caller === undefined ? undefined : { key, scope: caller.keyFingerprint },
+    );
+    const answerHeaders = { ...headers, location: `${base}/pets/${pet.id}` };
+    return respond.json(201, pet, replayed ? { ...answerHeaders, 'idempotent-replayed': 'true' } : answerHeaders);
   };
 
 /** GET {base}/pets/{petId}: one animal, with the route's deprecation headers. */
 export const getPetRoute =
-  (catalogue: Catalogue): RouteHandler =>
-  async ({ petId = '', headers, respond }) => {
+  (catalogue: Catalogue, tagOf: EntityTagger): RouteHandler =>
+  async (context) => {
+    const petId = context.petId ?? '';
     const id = parsePetId(petId);
     if (id === undefined) throw new AnimalStoreError('not_found', `No animal has the id ${petId}.`);
-    return respond.json(200, await catalogue.getPet(id), headers);
+    return answerWithTag(tagOf, context, await catalogue.getPet(id));
   };

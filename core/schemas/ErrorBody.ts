@@ -8,8 +8,12 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   not_found: 404,
   method_not_allowed: 405,
+  idempotency_conflict: 409,
+  gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  idempotency_key_reused: 422,
+  rate_limited: 429,
   internal_error: 500,
   storage_unavailable: 503,
 } as const;

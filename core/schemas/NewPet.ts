@@ -15,15 +15,36 @@ const codePointLength = (text: string): number => {
   return length;
 };
 
-/** Validates an animal's name: 1 to 200 characters, not only white space, stored as sent. */
+/** Half of a surrogate pair on its own: text that is not well-formed Unicode. */
+const LONE_SURROGATE = /\p{Cs}/u;
+/** C0 and C1 control characters and DEL: a name is one line of text. */
+const CONTROL = /\p{Cc}/u;
+/** Bidirectional embeddings, overrides and isolates, which can make a name display as another. */
+const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/u;
+/** A character that shows: a letter, digit, punctuation mark or symbol (emoji included). */
+const VISIBLE = /[\p{L}\p{N}\p{P}\p{S}]/u;
+
+/**
+ * Validates an animal's name: 1 to 200 characters of well-formed Unicode, without control
+ * characters or bidi overrides, not only white space and with at least one visible
+ * character (so not only zero-width ones); stored as sent.
+ */
 export const PetName = v.pipe(
   v.string('must be a string'),
   v.minLength(1, 'must not be empty'),
   v.check((name) => codePointLength(name) <= NAME_MAX_LENGTH, `must be at most ${NAME_MAX_LENGTH} characters long`),
+  v.check((name) => !LONE_SURROGATE.test(name), 'must be well-formed Unicode text (it holds half of a surrogate pair)'),
+  v.check((name) => !CONTROL.test(name), 'must not hold control characters such as line breaks or tabs'),
+  v.check((name) => !BIDI_CONTROL.test(name), 'must not hold bidirectional override or isolate characters (U+202A–U+202E, U+2066–U+2069)'),
   v.regex(/\S/, 'must not be only white space'),
-  // The custom check is invisible to JSON Schema; the metadata carries the bound into the
+  v.check((name) => VISIBLE.test(name), 'must hold at least one visible character (a letter, digit, punctuation mark or symbol)'),
+  // The custom checks are invisible to JSON Schema; the metadata carries the bound into the
   // generated OpenAPI document, where maxLength counts code points as the check does.
-  v.metadata({ maxLength: NAME_MAX_LENGTH }),
+  v.metadata({
+    maxLength: NAME_MAX_LENGTH,
+    description:
+      'Well-formed Unicode without control characters or bidi overrides (U+202A–U+202E, U+2066–U+2069), not only white space, with at least one visible character.',
+  }),
 );
 
 /**

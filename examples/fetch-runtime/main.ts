@@ -15,7 +15,7 @@ import { Readable } from 'node:stream';
 import worker from 'animal-store/fetch';
 
 /** What a Worker host passes as `env`: two keys valid at once, as during a rotation. */
-const env = { ANIMAL_STORE_API_KEYS: 'worker-key,next-worker-key' };
+const env = { ANIMAL_STORE_API_KEYS: 'worker-key-0123456789,next-worker-key-0123456789' };
 const origin = 'https://animals.example';
 
 /** A request as the runtime would hand it to the worker. */
@@ -33,14 +33,14 @@ const anonymous = await worker.fetch(request('/v1/pets'), env);
 console.log(`without a key: ${anonymous.status} ${(await anonymous.json()).code}`);
 
 for (const [name, key] of [
-  ['Biscuit', 'worker-key'],
-  ['Nimbus', 'next-worker-key'],
+  ['Biscuit', 'worker-key-0123456789'],
+  ['Nimbus', 'next-worker-key-0123456789'],
 ] as const) {
   const created = await worker.fetch(request('/v1/pets', key, { name, categoryId: 1 }), env);
   console.log(`created with ${key}: ${created.status} ${JSON.stringify(await created.json())}`);
 }
 
-const firstPage = await worker.fetch(request('/v1/pets?limit=1', 'worker-key'), env);
+const firstPage = await worker.fetch(request('/v1/pets?limit=1', 'worker-key-0123456789'), env);
 console.log(`first page: ${JSON.stringify(await firstPage.json())}, next: ${firstPage.headers.get('link')}`);
 
 /**
@@ -70,11 +70,11 @@ const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 const overHttp = await fetch(`${base}/v1/pets`, {
   method: 'POST',
-  headers: { authorization: 'Bearer worker-key', 'content-type': 'application/json' },
+  headers: { authorization: 'Bearer worker-key-0123456789', 'content-type': 'application/json' },
   body: JSON.stringify({ name: 'Pepper', categoryId: 2, status: 'pending' }),
 });
 console.log(`over node:http: ${overHttp.status} at ${overHttp.headers.get('location')}`);
-const pending = await fetch(`${base}/v1/pets?status=pending`, { headers: { authorization: 'Bearer worker-key' } });
+const pending = await fetch(`${base}/v1/pets?status=pending`, { headers: { authorization: 'Bearer worker-key-0123456789' } });
 console.log(`pending over node:http: ${JSON.stringify(await pending.json())}`);
 
 server.close();

@@ -20,7 +20,7 @@ import type { Pet } from 'animal-store';
 import { createMemoryStorage, serve } from 'animal-store/node';
 
 const host = '127.0.0.1';
-const kioskKey = process.env.KIOSK_API_KEY ?? 'kiosk-demo-key';
+const kioskKey = process.env.KIOSK_API_KEY ?? 'kiosk-demo-key-0001';
 
 /** The animals the kiosk starts with: enough for more than one page of each filter. */
 const seed: Pet[] = [

@@ -7,7 +7,7 @@ import { animalStore } from '../../adapters/express.js';
 import { createAnimalStore } from '../../core/index.js';
 import { createMemoryStorage } from '../../storage/createMemoryStorage.js';
 
-const KEY = 'express-key';
+const KEY = 'express-test-key-0001';
 const json = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
 let close: (() => Promise<void>) | undefined;
 
@@ -145,6 +145,8 @@ describe('animal-store/express', () => {
     const response = await fetch(`${origin}/shop/pets-api/v1/pets?limit=1`, { headers: json });
     expect(await response.json()).toEqual([{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }]);
     const one = await fetch(`${origin}/shop/pets-api/v1/pets/1`, { headers: json });
-    expect(one.headers.get('link')).toBe('</shop/pets-api/v1/pets>; rel="successor-version"');
+    expect(one.headers.get('link')).toBe(
+      '</shop/pets-api/v1/pets>; rel="successor-version", </shop/pets-api/v1/docs#deprecation>; rel="deprecation"; type="text/html"',
+    );
   });
 });

@@ -23,15 +23,27 @@ describe('animal-store/fetch default export', () => {
 
   it('takes its keys from the env a Worker passes, comma-separated', async () => {
     const worker = await loadWorker();
-    const env = { ANIMAL_STORE_API_KEYS: 'first-key, second-key' };
-    expect((await list(worker, 'second-key', env)).status).toBe(200);
+    const env = { ANIMAL_STORE_API_KEYS: 'first-key-0123456789, second-key-0123456789' };
+    expect((await list(worker, 'second-key-0123456789', env)).status).toBe(200);
     expect((await list(worker, 'other', env)).status).toBe(401);
   });
 
   it('takes its keys from process.env where the runtime has one', async () => {
-    vi.stubEnv('ANIMAL_STORE_API_KEYS', 'from-process');
+    vi.stubEnv('ANIMAL_STORE_API_KEYS', 'from-process-0123456789');
     const worker = await loadWorker();
-    expect((await list(worker, 'from-process')).status).toBe(200);
+    expect((await list(worker, 'from-process-0123456789')).status).toBe(200);
+  });
+
+  it('answers an Error body, and logs why, when its keys are too short to be keys', async () => {
+    const error = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const worker = await loadWorker();
+    const env = { ANIMAL_STORE_API_KEYS: 'short' };
+    const response = await list(worker, 'short', env);
+    expect(response.status).toBe(500);
+    const body = await response.json();
+    expect(body).toEqual({ code: 'internal_error', message: expect.stringMatching(/not configured correctly/), status: 500 });
+    expect(JSON.stringify(body)).not.toMatch(/short|16/);
+    expect(error).toHaveBeenCalledWith(expect.stringMatching(/API key #1 has 5 characters; keys must have at least 16/));
   });
 
   it('never runs open: with no key configured it makes one and logs it once', async () => {
@@ -47,17 +59,19 @@ describe('animal-store/fetch default export', () => {
 
   it('keeps animals in memory across requests, served at the root', async () => {
     const worker = await loadWorker();
-    const env = { ANIMAL_STORE_API_KEYS: 'k' };
+    const env = { ANIMAL_STORE_API_KEYS: 'worker-test-key-0001' };
     const created = await worker.fetch(
       new Request('https://worker.example/v1/pets', {
         method: 'POST',
-        headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
+        headers: { authorization: 'Bearer worker-test-key-0001', 'content-type': 'application/json' },
         body: JSON.stringify({ name: 'Rex', categoryId: 1 }),
       }),
       env,
     );
     expect(created.status).toBe(201);
     expect(created.headers.get('location')).toBe('/v1/pets/1');
-    expect(await (await list(worker, 'k', env)).json()).toEqual([{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }]);
+    expect(await (await list(worker, 'worker-test-key-0001', env)).json()).toEqual([
+      { id: 1, name: 'Rex', categoryId: 1, status: 'available' },
+    ]);
   });
 });

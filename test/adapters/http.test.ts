@@ -92,7 +92,9 @@ describeEachAdapter('HTTP interface', (adapter) => {
     expect(await response.json()).toEqual({ id: 1, name: 'Rex', categoryId: 7, status: 'available' });
     expect(response.headers.get('deprecation')).toBe('@1764547200');
     expect(response.headers.get('sunset')).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
-    expect(response.headers.get('link')).toBe(`<${adapter().mountPath}/v1/pets>; rel="successor-version"`);
+    expect(response.headers.get('link')).toBe(
+      `<${adapter().mountPath}/v1/pets>; rel="successor-version", <${adapter().mountPath}/v1/docs#deprecation>; rel="deprecation"; type="text/html"`,
+    );
   });
 
   it('answers 404 not_found, still deprecated, for an id that names no animal', async () => {

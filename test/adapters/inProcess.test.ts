@@ -41,9 +41,9 @@ describe('createCatalogue from the package root', () => {
   });
 
   it('is the same catalogue the HTTP handler serves', async () => {
-    const store = createAnimalStore({ storage: createMemoryStorage(), keys: ['k'] });
+    const store = createAnimalStore({ storage: createMemoryStorage(), keys: ['test-key-0123456789'] });
     await store.catalogue.createPet({ name: 'Rex', categoryId: 1 });
-    const response = await store(new Request('http://in.process/v1/pets', { headers: { authorization: 'Bearer k' } }));
+    const response = await store(new Request('http://in.process/v1/pets', { headers: { authorization: 'Bearer test-key-0123456789' } }));
     expect(await response.json()).toEqual([{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }]);
   });
 });

@@ -1,16 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStorage } from '../../storage/createMemoryStorage.js';
-import { errorOf, makeStore, OTHER_KEY } from './helpers.js';
+import { errorOf, makeService, OTHER_KEY } from './helpers.js';
 
 const expectDeprecationHeaders = (response: Response) => {
   expect(response.headers.get('deprecation')).toBe('@1764547200');
   expect(response.headers.get('sunset')).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
-  expect(response.headers.get('link')).toBe('</v1/pets>; rel="successor-version"');
+  expect(response.headers.get('link')).toBe(
+    '</v1/pets>; rel="successor-version", </v1/docs#deprecation>; rel="deprecation"; type="text/html"',
+  );
 };
 
 describe('GET /v1/pets/{petId} (deprecated)', () => {
   it('answers the animal with the deprecation headers', async () => {
-    const { call, seed } = makeStore();
+    const { call, seed } = makeService();
     const [rex] = await seed([{ name: 'Rex', categoryId: 2 }]);
     const response = await call('/v1/pets/1');
     expect(response.status).toBe(200);
@@ -21,7 +23,7 @@ describe('GET /v1/pets/{petId} (deprecated)', () => {
   it.each(['2', '0', '-1', '9007199254740993', '9223372036854775807', '-9223372036854775808'])(
     'answers the int64 %s that names no animal with 404 and the deprecation headers',
     async (petId) => {
-      const { call, seed } = makeStore();
+      const { call, seed } = makeService();
       await seed([{ name: 'Rex', categoryId: 2 }]);
       const response = await call(`/v1/pets/${petId}`);
       expect(response.status).toBe(404);
@@ -33,7 +35,7 @@ describe('GET /v1/pets/{petId} (deprecated)', () => {
   it('never rounds an id beyond 2^53 onto another animal', async () => {
     // The largest id JavaScript holds exactly is 2^53 − 1; ids above it would round.
     const edge = { id: Number.MAX_SAFE_INTEGER, name: 'Edge', categoryId: 1, status: 'sold' as const };
-    const { call } = makeStore({ storage: createMemoryStorage([edge]) });
+    const { call } = makeService({ storage: createMemoryStorage([edge]) });
     expect(await (await call('/v1/pets/9007199254740991')).json()).toEqual(edge);
     for (const petId of ['9007199254740992', '9007199254740993', '18014398509481983']) {
       expect((await call(`/v1/pets/${petId}`)).status, petId).toBe(404);
@@ -43,7 +45,7 @@ describe('GET /v1/pets/{petId} (deprecated)', () => {
   it.each(['abc', '1.5', '0x1A', '1e3', '123456789012345678901', '9223372036854775808', '-9223372036854775809', '%31', '+1', '1 ', '-'])(
     'refuses the petId %j with 400 naming petId, with the deprecation headers',
     async (petId) => {
-      const { call } = makeStore();
+      const { call } = makeService();
       const response = await call(`/v1/pets/${encodeURIComponent(petId)}`);
       expect(response.status).toBe(400);
       expect((await errorOf(response)).details).toEqual([expect.objectContaining({ path: 'petId' })]);
@@ -52,20 +54,20 @@ describe('GET /v1/pets/{petId} (deprecated)', () => {
   );
 
   it('does not mark answers to unauthenticated callers', async () => {
-    const { call } = makeStore();
+    const { call } = makeService();
     const response = await call('/v1/pets/1', { key: null });
     expect(response.status).toBe(401);
     expect(response.headers.get('deprecation')).toBeNull();
   });
 
   it('counts use per key and logs once per key, without the key', async () => {
-    const { call, seed, store, warnings } = makeStore();
+    const { call, seed, service, warnings } = makeService();
     await seed([{ name: 'Rex', categoryId: 2 }]);
     await call('/v1/pets/1');
     await call('/v1/pets/1');
     await call('/v1/pets/5');
     await call('/v1/pets/1', { key: OTHER_KEY });
-    expect(store.deprecatedUses().map(({ keyIndex, calls }) => ({ keyIndex, calls }))).toEqual([
+    expect(service.deprecatedUses().map(({ keyIndex, calls }) => ({ keyIndex, calls }))).toEqual([
       { keyIndex: 0, calls: 3 },
       { keyIndex: 1, calls: 1 },
     ]);

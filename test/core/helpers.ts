@@ -1,17 +1,17 @@
 /** @module Builds a fresh service over memory storage and speaks to it without a server. */
-import { type AnimalStoreOptions, createAnimalStore, type ErrorBody, type Pet } from '../../core/index.js';
+import { createPetService, type ErrorBody, type Pet, type PetServiceOptions } from '../../core/index.js';
 import { createMemoryStorage } from '../../storage/createMemoryStorage.js';
 
-export const KEY = 'test-key-1';
-export const OTHER_KEY = 'test-key-2';
+export const KEY = 'test-key-number-1';
+export const OTHER_KEY = 'test-key-number-2';
 export const ORIGIN = 'http://localhost';
 
 /** A service with two keys over a fresh memory storage; warnings are collected, not printed. */
-export const makeStore = (options: Partial<AnimalStoreOptions> = {}) => {
+export const makeService = (options: Partial<PetServiceOptions> = {}) => {
   const storage = options.storage ?? createMemoryStorage();
   const warnings: string[] = [];
   const errors: unknown[] = [];
-  const store = createAnimalStore({
+  const service = createPetService({
     keys: [KEY, OTHER_KEY],
     logger: { warn: (message) => warnings.push(message), error: (_message, error) => errors.push(error) },
     ...options,
@@ -22,7 +22,7 @@ export const makeStore = (options: Partial<AnimalStoreOptions> = {}) => {
     const { key = KEY, ...rest } = init;
     const headers = new Headers(rest.headers);
     if (key !== null && !headers.has('authorization')) headers.set('authorization', `Bearer ${key}`);
-    return store(new Request(`${ORIGIN}${path}`, { ...rest, headers }));
+    return service(new Request(`${ORIGIN}${path}`, { ...rest, headers }));
   };
 
   const post = (body: unknown, init: RequestInit & { key?: string | null } = {}) =>
@@ -46,11 +46,11 @@ export const makeStore = (options: Partial<AnimalStoreOptions> = {}) => {
 
   const listAll = async (): Promise<Pet[]> => {
     const all: Pet[] = [];
-    for await (const page of store.catalogue.pages({ limit: 100 })) all.push(...page);
+    for await (const page of service.catalogue.pages({ limit: 100 })) all.push(...page);
     return all;
   };
 
-  return { store, storage, call, post, seed, listAll, warnings, errors };
+  return { service, storage, call, post, seed, listAll, warnings, errors };
 };
 
 /** Reads an Error body and checks the invariants every Error body keeps. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Pet } from '../../core/index.js';
-import { errorOf, makeStore } from './helpers.js';
+import { errorOf, makeService } from './helpers.js';
 
 const statuses = ['available', 'pending', 'sold'] as const;
 const catalogue = (count: number) =>
@@ -15,7 +15,7 @@ const nextOf = (response: Response): string | undefined => {
 
 describe('GET /v1/pets', () => {
   it('lists nothing from an empty catalogue, with no next link', async () => {
-    const { call } = makeStore();
+    const { call } = makeService();
     const response = await call('/v1/pets');
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual([]);
@@ -23,7 +23,7 @@ describe('GET /v1/pets', () => {
   });
 
   it('lists 20 animals by default, in ascending id order, with a next link', async () => {
-    const { call, seed } = makeStore();
+    const { call, seed } = makeService();
     await seed(catalogue(25));
     const response = await call('/v1/pets');
     const pets = (await response.json()) as Pet[];
@@ -32,7 +32,7 @@ describe('GET /v1/pets', () => {
   });
 
   it('filters by status and keeps the status in the next link', async () => {
-    const { call, seed } = makeStore();
+    const { call, seed } = makeService();
     await seed(catalogue(12));
     const response = await call('/v1/pets?status=sold&limit=2');
     const pets = (await response.json()) as Pet[];
@@ -47,7 +47,7 @@ describe('GET /v1/pets', () => {
   });
 
   it('walks every page exactly once and ends with no next link', async () => {
-    const { call, seed } = makeStore();
+    const { call, seed } = makeService();
     await seed(catalogue(23));
     const seen: number[] = [];
     let path: string | undefined = '/v1/pets?limit=5';
@@ -63,7 +63,7 @@ describe('GET /v1/pets', () => {
   });
 
   it('gives no next link when the last page is exactly full', async () => {
-    const { call, seed } = makeStore();
+    const { call, seed } = makeService();
     await seed(catalogue(10));
     const first = await call('/v1/pets?limit=5');
     const last = await call(nextOf(first)!);
@@ -72,7 +72,7 @@ describe('GET /v1/pets', () => {
   });
 
   it('keeps pages stable while animals are created between them', async () => {
-    const { call, seed, post } = makeStore();
+    const { call, seed, post } = makeService();
     await seed(catalogue(6));
     const first = await call('/v1/pets?limit=4');
     expect(((await first.json()) as Pet[]).map((pet) => pet.id)).toEqual([1, 2, 3, 4]);
@@ -84,7 +84,7 @@ describe('GET /v1/pets', () => {
   it.each(['0', '101', '-1', '1.5', '1e2', '', 'ten', ' 5', '+5', '0x10', '99999999999999999999999'])(
     'refuses limit=%j with 400 naming limit, never clamping it',
     async (limit) => {
-      const { call } = makeStore();
+      const { call } = makeService();
       const response = await call(`/v1/pets?limit=${encodeURIComponent(limit)}`);
       expect(response.status).toBe(400);
       const error = await errorOf(response);
@@ -95,7 +95,7 @@ describe('GET /v1/pets', () => {
   );
 
   it('accepts limit 1 and 100, and leading zeros', async () => {
-    const { call, seed } = makeStore();
+    const { call, seed } = makeService();
     await seed(catalogue(3));
     expect(((await (await call('/v1/pets?limit=1')).json()) as Pet[]).length).toBe(1);
     expect(((await (await call('/v1/pets?limit=100')).json()) as Pet[]).length).toBe(3);
@@ -103,14 +103,14 @@ describe('GET /v1/pets', () => {
   });
 
   it.each(['Sold', 'lost', '', 'available,sold'])('refuses status=%j with 400 naming status', async (status) => {
-    const { call } = makeStore();
+    const { call } = makeService();
     const error = await errorOf(await call(`/v1/pets?status=${encodeURIComponent(status)}`));
     expect(error.status).toBe(400);
     expect(error.details).toEqual([expect.objectContaining({ path: 'status' })]);
   });
 
   it('refuses a parameter given twice, and an unknown parameter', async () => {
-    const { call } = makeStore();
+    const { call } = makeService();
     const twice = await errorOf(await call('/v1/pets?limit=5&limit=6'));
     expect(twice).toMatchObject({ status: 400, details: [{ path: 'limit' }] });
     const unknown = await errorOf(await call('/v1/pets?stauts=sold'));
@@ -120,7 +120,7 @@ describe('GET /v1/pets', () => {
   it.each(['abc', 'MToyOg', 'MToyOg.AAAAAAAAAAAAAAAA', '', 'x'.repeat(500), 'MToyOg.Opt3aHJ1615Ro5Hy.x'])(
     'refuses a cursor the service did not make (%j) with 400 naming cursor',
     async (cursor) => {
-      const { call, seed } = makeStore();
+      const { call, seed } = makeService();
       await seed(catalogue(3));
       const error = await errorOf(await call(`/v1/pets?cursor=${encodeURIComponent(cursor)}`));
       expect(error.status).toBe(400);
@@ -129,7 +129,7 @@ describe('GET /v1/pets', () => {
   );
 
   it('refuses a real cursor edited by hand, or reused with another status filter', async () => {
-    const { call, seed } = makeStore();
+    const { call, seed } = makeService();
     await seed(catalogue(9));
     const first = await call('/v1/pets?limit=2&status=sold');
     const cursor = new URL(nextOf(first)!, 'http://x').searchParams.get('cursor')!;
@@ -142,10 +142,10 @@ describe('GET /v1/pets', () => {
   });
 
   it('accepts a cursor from another service instance with the same secret (restarts)', async () => {
-    const a = makeStore();
+    const a = makeService();
     await a.seed(catalogue(5));
     const next = nextOf(await a.call('/v1/pets?limit=2'))!;
-    const b = makeStore({ storage: a.storage });
+    const b = makeService({ storage: a.storage });
     expect(((await (await b.call(next)).json()) as Pet[]).map((pet) => pet.id)).toEqual([3, 4]);
   });
 });

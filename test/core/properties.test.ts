@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PET_STATUSES, type Pet, type PetStatus } from '../../core/index.js';
 import { createMemoryStorage } from '../../storage/createMemoryStorage.js';
-import { errorOf, makeStore } from './helpers.js';
+import { errorOf, makeService } from './helpers.js';
 
 const status = fc.constantFrom(...PET_STATUSES);
 const statusFilter = fc.option(status, { nil: undefined });
@@ -26,6 +26,20 @@ const nextOf = (response: Response): string | undefined => /^<([^>]+)>; rel="nex
 
 const query = (limit: number, filter: PetStatus | undefined) => `/v1/pets?limit=${limit}${filter ? `&status=${filter}` : ''}`;
 
+/**
+ * A name the decisions allow, written without valibot from their words: 1 to 200 characters
+ * of well-formed Unicode, no control characters or bidi overrides, not only white space, at
+ * least one visible character.
+ */
+const isValidName = (name: string): boolean =>
+  [...name].length >= 1 &&
+  [...name].length <= 200 &&
+  !/\p{Cs}/u.test(name) &&
+  !/\p{Cc}/u.test(name) &&
+  !/[\u202A-\u202E\u2066-\u2069]/u.test(name) &&
+  /\S/.test(name) &&
+  /[\p{L}\p{N}\p{P}\p{S}]/u.test(name);
+
 /** An oracle for NewPet written without valibot, from the decisions file's words. */
 const isValidNewPet = (value: unknown): boolean => {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
@@ -34,9 +48,7 @@ const isValidNewPet = (value: unknown): boolean => {
   const { name, categoryId, status: given } = body;
   return (
     typeof name === 'string' &&
-    [...name].length >= 1 &&
-    [...name].length <= 200 &&
-    /\S/.test(name) &&
+    isValidName(name) &&
     typeof categoryId === 'number' &&
     Number.isSafeInteger(categoryId) &&
     categoryId >= 1 &&
@@ -49,7 +61,13 @@ const nearNewPet = fc
   .tuple(
     fc.record(
       {
-        name: fc.oneof(fc.string({ maxLength: 210 }), fc.constant('x'.repeat(201)), fc.constant(' '), fc.integer(), fc.constant(null)),
+        name: fc.oneof(
+          fc.string({ maxLength: 210 }),
+          fc.string({ maxLength: 20, unit: 'binary' }),
+          fc.constantFrom('x'.repeat(201), ' ', '\u200B', 'Rex\u202E', 'Rex\n', '\uD800x'),
+          fc.integer(),
+          fc.constant(null),
+        ),
         categoryId: fc.oneof(fc.integer(), fc.double(), fc.constant(2 ** 53), fc.string(), fc.constant(null)),
         status: fc.oneof(status, fc.string(), fc.constant(null)),
       },
@@ -67,7 +85,7 @@ describe('properties', () => {
   it('a page holds min(limit, matching) animals, all matching, in ascending id order', async () => {
     await fc.assert(
       fc.asyncProperty(catalogue, fc.integer({ min: 1, max: 100 }), statusFilter, async (pets, limit, filter) => {
-        const { call } = makeStore({ storage: createMemoryStorage(pets) });
+        const { call } = makeService({ storage: createMemoryStorage(pets) });
         const response = await call(query(limit, filter));
         expect(response.status).toBe(200);
         const page = (await response.json()) as Pet[];
@@ -87,7 +105,7 @@ describe('properties', () => {
         statusFilter,
         fc.array(status, { maxLength: 5 }),
         async (pets, limit, filter, createdBetween) => {
-          const { call, post } = makeStore({ storage: createMemoryStorage(pets) });
+          const { call, post } = makeService({ storage: createMemoryStorage(pets) });
           const seen: Pet[] = [];
           let path: string | undefined = query(limit, filter);
           const pending = [...createdBetween];
@@ -114,7 +132,7 @@ describe('properties', () => {
   });
 
   it('any limit outside 1..100, or any non-digit string, is a 400 naming limit', async () => {
-    const { call } = makeStore();
+    const { call } = makeService();
     const badLimit = fc.oneof(
       fc.integer({ max: 0 }).map(String),
       fc.integer({ min: 101 }).map(String),
@@ -132,7 +150,7 @@ describe('properties', () => {
   });
 
   it('any body that is not a valid NewPet is a 400 and stores nothing', async () => {
-    const { post, listAll } = makeStore();
+    const { post, listAll } = makeService();
     const body = fc.oneof(fc.jsonValue(), nearNewPet, fc.anything());
     // Judge what the server will read: the JSON text, not the JavaScript value it came from.
     const text = body.map((value) => JSON.stringify(value) ?? 'undefined');
@@ -151,10 +169,10 @@ describe('properties', () => {
   });
 
   it('create-then-get returns what was created', async () => {
-    const { post, call } = makeStore();
+    const { post, call } = makeService();
     const newPet = fc.record(
       {
-        name: fc.string({ minLength: 1, maxLength: 200, unit: 'grapheme' }).filter((name) => /\S/.test(name) && [...name].length <= 200),
+        name: fc.string({ minLength: 1, maxLength: 200, unit: 'grapheme' }).filter(isValidName),
         categoryId: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
         status,
       },
@@ -170,6 +188,44 @@ describe('properties', () => {
         expect(await fetched.json()).toEqual(body);
       }),
       { numRuns: 200 },
+    );
+  });
+
+  it('for any sequence of creates with repeated keys and payloads: one animal per distinct key (plus one per keyless create), replays byte-identical, reuse refused', async () => {
+    const payloads = [
+      { name: 'Rex', categoryId: 1 },
+      { name: 'Tom', categoryId: 2, status: 'sold' },
+    ];
+    const request = fc.record({ key: fc.option(fc.constantFrom('a', 'b', 'c'), { nil: undefined }), payload: fc.constantFrom(0, 1) });
+    await fc.assert(
+      fc.asyncProperty(fc.array(request, { maxLength: 25 }), async (requests) => {
+        const { post, listAll } = makeService();
+        const first = new Map<string, { payload: number; answer: string; location: string | null }>();
+        let keyless = 0;
+        for (const { key, payload } of requests) {
+          const response = await post(payloads[payload], key === undefined ? {} : { headers: { 'idempotency-key': `"${key}"` } });
+          const answer = await response.text();
+          if (key === undefined) {
+            expect(response.status).toBe(201);
+            keyless++;
+            continue;
+          }
+          const earlier = first.get(key);
+          if (earlier === undefined) {
+            expect(response.status).toBe(201);
+            first.set(key, { payload, answer, location: response.headers.get('location') });
+          } else if (earlier.payload === payload) {
+            expect(response.status).toBe(201);
+            expect(answer).toBe(earlier.answer);
+            expect(response.headers.get('location')).toBe(earlier.location);
+            expect(response.headers.get('idempotent-replayed')).toBe('true');
+          } else {
+            expect(response.status).toBe(422);
+          }
+        }
+        expect(await listAll()).toHaveLength(keyless + first.size);
+      }),
+      { numRuns: 100 },
     );
   });
 });

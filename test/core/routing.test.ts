@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { errorOf, makeStore } from './helpers.js';
+import { errorOf, makeService } from './helpers.js';
 
 describe('paths, methods and the base path', () => {
   it('answers nothing outside the base path: /pets without /v1 is a 404 Error', async () => {
-    const { call } = makeStore();
+    const { call } = makeService();
     for (const path of ['/pets', '/', '/v2/pets', '/v1', '/v1/', '/v1/pets/', '/v1/pets/1/x', '/v1petsx', '/v1/pet']) {
       const response = await call(path);
       expect(response.status, path).toBe(404);
@@ -12,7 +12,7 @@ describe('paths, methods and the base path', () => {
   });
 
   it('serves the operations under a configured base path only', async () => {
-    const { call } = makeStore({ basePath: '/api/animals/' });
+    const { call } = makeService({ basePath: '/api/animals/' });
     expect((await call('/api/animals/pets')).status).toBe(200);
     expect((await call('/v1/pets')).status).toBe(404);
     const created = await call('/api/animals/pets', {
@@ -24,7 +24,7 @@ describe('paths, methods and the base path', () => {
   });
 
   it('answers another method on a known path with 405 and Allow', async () => {
-    const { call } = makeStore();
+    const { call } = makeService();
     for (const [path, method, allow] of [
       ['/v1/pets', 'DELETE', 'GET, HEAD, POST'],
       ['/v1/pets', 'PUT', 'GET, HEAD, POST'],
@@ -41,7 +41,7 @@ describe('paths, methods and the base path', () => {
   });
 
   it('answers HEAD like GET without a body', async () => {
-    const { call, seed } = makeStore();
+    const { call, seed } = makeService();
     await seed([
       { name: 'Rex', categoryId: 1 },
       { name: 'Tom', categoryId: 1 },
@@ -60,7 +60,7 @@ describe('paths, methods and the base path', () => {
   });
 
   it('answers /healthz with 200 without a key, outside the base path', async () => {
-    const { call } = makeStore();
+    const { call } = makeService();
     const response = await call('/healthz', { key: null });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ status: 'ok' });
@@ -68,7 +68,7 @@ describe('paths, methods and the base path', () => {
   });
 
   it('publishes its OpenAPI 3.1 document without a key, drawn from the validating schemas', async () => {
-    const { call } = makeStore();
+    const { call } = makeService();
     const response = await call('/v1/openapi.json', { key: null });
     expect(response.status).toBe(200);
     const document = (await response.json()) as any;
@@ -105,7 +105,7 @@ describe('paths, methods and the base path', () => {
       },
       close: async () => {},
     };
-    const { call, post, errors } = makeStore({ storage: failing });
+    const { call, post, errors } = makeService({ storage: failing });
     for (const response of [await call('/v1/pets'), await call('/v1/pets/1'), await post({ name: 'Rex', categoryId: 1 })]) {
       expect(response.status).toBe(500);
       const text = await response.clone().text();
@@ -128,7 +128,7 @@ describe('paths, methods and the base path', () => {
       list: async () => [],
       close: async () => {},
     };
-    const { post } = makeStore({ storage });
+    const { post } = makeService({ storage });
     const response = await post({ name: 'Rex', categoryId: 1 });
     expect(response.status).toBe(503);
     expect((await errorOf(response)).code).toBe('storage_unavailable');
@@ -139,7 +139,7 @@ describe('CORS', () => {
   const origin = 'http://kiosk.local:5173';
 
   it('is off by default: no CORS headers, and a preflight needs a key like anything else', async () => {
-    const { call } = makeStore();
+    const { call } = makeService();
     const response = await call('/v1/pets', { headers: { origin } });
     expect(response.headers.get('access-control-allow-origin')).toBeNull();
     const preflight = await call('/v1/pets', {
@@ -151,7 +151,7 @@ describe('CORS', () => {
   });
 
   it('answers preflights and labels answers for a named origin only', async () => {
-    const { call } = makeStore({ cors: { origins: [origin] } });
+    const { call } = makeService({ cors: { origins: [origin] } });
     const preflight = await call('/v1/pets', {
       method: 'OPTIONS',
       key: null,

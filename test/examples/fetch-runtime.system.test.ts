@@ -10,8 +10,8 @@ describe('examples/fetch-runtime', () => {
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(stdout).toContain('without a key: 401 unauthorized');
-    expect(stdout).toContain('created with worker-key: 201 {"id":1,"name":"Biscuit"');
-    expect(stdout).toContain('created with next-worker-key: 201 {"id":2,"name":"Nimbus"');
+    expect(stdout).toContain('created with worker-key-0123456789: 201 {"id":1,"name":"Biscuit"');
+    expect(stdout).toContain('created with next-worker-key-0123456789: 201 {"id":2,"name":"Nimbus"');
     expect(stdout).toMatch(/first page: \[\{"id":1,[^\]]*\], next: <\/v1\/pets\?limit=1&cursor=[^>]+>; rel="next"/);
     expect(stdout).toContain('over node:http: 201 at /v1/pets/3');
     expect(stdout).toContain('pending over node:http: [{"id":3,"name":"Pepper","categoryId":2,"status":"pending"}]');

@@ -13,7 +13,7 @@ let apiBase: string;
 
 beforeAll(async () => {
   kiosk = await startExample('examples/kiosk/server.ts', /kiosk on (http:\/\/\S+\/) using the API at (\S+)/, {
-    env: { KIOSK_PORT: '0', API_PORT: '0', KIOSK_API_KEY: 'kiosk-test-key' },
+    env: { KIOSK_PORT: '0', API_PORT: '0', KIOSK_API_KEY: 'kiosk-test-key-0001' },
   });
   [, pageUrl = '', apiBase = ''] = kiosk.ready;
   pageOrigin = new URL(pageUrl).origin;
@@ -32,7 +32,7 @@ describe('examples/kiosk servers', () => {
     expect(html.headers.get('content-type')).toMatch(/^text\/html/);
     expect(await html.text()).toContain('<script type="module" src="kiosk.js">');
     expect((await fetch(`${pageUrl}kiosk.js`)).headers.get('content-type')).toMatch(/^text\/javascript/);
-    expect(await (await fetch(`${pageUrl}config.json`)).json()).toEqual({ apiBase, apiKey: 'kiosk-test-key', pageSize: 4 });
+    expect(await (await fetch(`${pageUrl}config.json`)).json()).toEqual({ apiBase, apiKey: 'kiosk-test-key-0001', pageSize: 4 });
     expect((await fetch(`${pageUrl}server.ts`)).status).toBe(404);
   });
 
@@ -43,7 +43,7 @@ describe('examples/kiosk servers', () => {
     expect(allowed.headers.get('access-control-allow-origin')).toBe(pageOrigin);
     expect(allowed.headers.get('access-control-allow-headers')).toMatch(/authorization/i);
 
-    const listed = await fetch(`${apiBase}/pets?limit=4`, { headers: { origin: pageOrigin, authorization: 'Bearer kiosk-test-key' } });
+    const listed = await fetch(`${apiBase}/pets?limit=4`, { headers: { origin: pageOrigin, authorization: 'Bearer kiosk-test-key-0001' } });
     expect(listed.headers.get('access-control-allow-origin')).toBe(pageOrigin);
     expect(listed.headers.get('access-control-expose-headers')).toMatch(/\bLink\b/);
     expect(listed.headers.get('link')).toMatch(/rel="next"/);
@@ -53,7 +53,7 @@ describe('examples/kiosk servers', () => {
     const refused = await preflight('http://elsewhere.example');
     expect(refused.headers.get('access-control-allow-origin')).toBeNull();
     const listed = await fetch(`${apiBase}/pets`, {
-      headers: { origin: 'http://elsewhere.example', authorization: 'Bearer kiosk-test-key' },
+      headers: { origin: 'http://elsewhere.example', authorization: 'Bearer kiosk-test-key-0001' },
     });
     expect(listed.headers.get('access-control-allow-origin')).toBeNull();
   });

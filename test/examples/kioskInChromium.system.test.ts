@@ -35,7 +35,7 @@ describe('examples/kiosk in Chromium', () => {
     `filters, pages and adds animals through the form, showing the API's errors${hasChromium ? '' : ` (skipped: ${CHROMIUM} is not installed; .ci/run installs it)`}`,
     async () => {
       kiosk = await startExample('examples/kiosk/server.ts', /kiosk on (http:\/\/\S+\/) using the API at (\S+)/, {
-        env: { KIOSK_PORT: '0', API_PORT: '0', KIOSK_API_KEY: 'kiosk-test-key' },
+        env: { KIOSK_PORT: '0', API_PORT: '0', KIOSK_API_KEY: 'kiosk-test-key-0001' },
       });
       const [, pageUrl, apiBase] = kiosk.ready;
       expect(new URL(pageUrl!).origin).not.toBe(new URL(apiBase!).origin);

@@ -123,11 +123,15 @@ describe('the packed tarball', () => {
       });
 
       it('runs the bin: animal-store serve --memory answers, then stops on SIGTERM', async () => {
-        const child = spawn(join(project, 'node_modules', '.bin', 'animal-store'), ['serve', '--port', '0', '--memory', '--api-key', 'k'], {
-          cwd: project,
-          env: envFor(node().bin),
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
+        const child = spawn(
+          join(project, 'node_modules', '.bin', 'animal-store'),
+          ['serve', '--port', '0', '--memory', '--api-key', 'package-test-key-0001'],
+          {
+            cwd: project,
+            env: envFor(node().bin),
+            stdio: ['ignore', 'pipe', 'pipe'],
+          },
+        );
         const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
         try {
           const url = await new Promise<string>((resolve, reject) => {
@@ -144,7 +148,7 @@ describe('the packed tarball', () => {
             child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
             void exited.then((code) => reject(new Error(`exited with ${code} before listening:\n${output}`)));
           });
-          const response = await fetch(`${url}/pets`, { headers: { authorization: 'Bearer k' } });
+          const response = await fetch(`${url}/pets`, { headers: { authorization: 'Bearer package-test-key-0001' } });
           expect(response.status).toBe(200);
           expect(await response.json()).toEqual([]);
           child.kill('SIGTERM');

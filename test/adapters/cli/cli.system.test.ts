@@ -14,42 +14,42 @@ const authed = (key: string) => ({ authorization: `Bearer ${key}` });
 
 describe('animal-store serve (the real CLI over HTTP)', () => {
   it('serves the interface on a free port and logs one line per request, never the key', async () => {
-    const cli = await started(['serve', '--port', '0', '--memory', '--api-key', 'secret-key-1']);
+    const cli = await started(['serve', '--port', '0', '--memory', '--api-key', 'secret-key-number-1']);
     expect(cli.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
 
     expect((await fetch(`${cli.url}/pets`)).status).toBe(401);
     const created = await fetch(`${cli.url}/pets`, {
       method: 'POST',
-      headers: { ...authed('secret-key-1'), 'content-type': 'application/json' },
+      headers: { ...authed('secret-key-number-1'), 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'Rex', categoryId: 3 }),
     });
     expect(created.status).toBe(201);
     expect(created.headers.get('location')).toBe('/v1/pets/1');
-    const list = await fetch(`${cli.url}/pets?status=available`, { headers: authed('secret-key-1') });
+    const list = await fetch(`${cli.url}/pets?status=available`, { headers: authed('secret-key-number-1') });
     expect(await list.json()).toEqual([{ id: 1, name: 'Rex', categoryId: 3, status: 'available' }]);
     const health = await fetch(new URL('/healthz', cli.url));
     expect(health.status).toBe(200);
 
     const big = await fetch(`${cli.url}/pets`, {
       method: 'POST',
-      headers: { ...authed('secret-key-1'), 'content-type': 'application/json' },
+      headers: { ...authed('secret-key-number-1'), 'content-type': 'application/json' },
       body: 'x'.repeat(200_000),
     });
     expect(big.status).toBe(413);
     // The server goes on serving after refusing a large body.
-    expect((await fetch(`${cli.url}/pets`, { headers: authed('secret-key-1') })).status).toBe(200);
+    expect((await fetch(`${cli.url}/pets`, { headers: authed('secret-key-number-1') })).status).toBe(200);
 
     await new Promise((resolve) => setTimeout(resolve, 100));
     const log = cli.stdout();
     expect(log).toMatch(/GET \/v1\/pets 401 \d+\.\dms/);
     expect(log).toMatch(/POST \/v1\/pets 201 \d+\.\dms/);
-    expect(log).not.toContain('secret-key-1');
-    expect(cli.stderr()).not.toContain('secret-key-1');
+    expect(log).not.toContain('secret-key-number-1');
+    expect(cli.stderr()).not.toContain('secret-key-number-1');
   });
 
   it('stops on SIGTERM after in-flight requests, exit code 0', async () => {
-    const cli = await started(['serve', '--port', '0', '--memory', '--api-key', 'k', '--quiet']);
-    const inFlight = fetch(`${cli.url}/pets`, { headers: authed('k') });
+    const cli = await started(['serve', '--port', '0', '--memory', '--api-key', 'cli-test-key-0123456', '--quiet']);
+    const inFlight = fetch(`${cli.url}/pets`, { headers: authed('cli-test-key-0123456') });
     await new Promise((resolve) => setTimeout(resolve, 5));
     cli.child.kill('SIGTERM');
     expect((await inFlight).status).toBe(200);
@@ -67,19 +67,21 @@ describe('animal-store serve (the real CLI over HTTP)', () => {
   });
 
   it('takes keys from ANIMAL_STORE_API_KEYS and a base path from --base-path', async () => {
-    const cli = await started(['serve', '--port', '0', '--memory', '--base-path', '/api'], { ANIMAL_STORE_API_KEYS: 'one,two' });
+    const cli = await started(['serve', '--port', '0', '--memory', '--base-path', '/api'], {
+      ANIMAL_STORE_API_KEYS: 'first-cli-key-01234,second-cli-key-0123',
+    });
     expect(cli.url).toMatch(/\/api$/);
-    expect((await fetch(`${cli.url}/pets`, { headers: authed('two') })).status).toBe(200);
+    expect((await fetch(`${cli.url}/pets`, { headers: authed('second-cli-key-0123') })).status).toBe(200);
     expect(cli.stdout()).not.toMatch(/generated/);
   });
 
   it('keeps animals in the JSON file by default and finds them after a restart', async () => {
     const folder = tempFolder();
     const file = join(folder, 'nested', 'animals.json');
-    const first = await started(['serve', '--port', '0', '--data', file, '--api-key', 'k', '--quiet']);
+    const first = await started(['serve', '--port', '0', '--data', file, '--api-key', 'cli-test-key-0123456', '--quiet']);
     const created = await fetch(`${first.url}/pets`, {
       method: 'POST',
-      headers: { ...authed('k'), 'content-type': 'application/json' },
+      headers: { ...authed('cli-test-key-0123456'), 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'Rex', categoryId: 3, status: 'sold' }),
     });
     expect(created.status).toBe(201);
@@ -87,8 +89,8 @@ describe('animal-store serve (the real CLI over HTTP)', () => {
     expect((await first.exited).code).toBe(0);
     expect(readFileSync(file, 'utf8')).toContain('"Rex"');
 
-    const second = await started(['serve', '--port', '0', '--data', file, '--api-key', 'k', '--quiet']);
-    const pets = await (await fetch(`${second.url}/pets`, { headers: authed('k') })).json();
+    const second = await started(['serve', '--port', '0', '--data', file, '--api-key', 'cli-test-key-0123456', '--quiet']);
+    const pets = await (await fetch(`${second.url}/pets`, { headers: authed('cli-test-key-0123456') })).json();
     expect(pets).toEqual([{ id: 1, name: 'Rex', categoryId: 3, status: 'sold' }]);
     second.child.kill('SIGTERM');
     await second.exited;
@@ -110,9 +112,9 @@ describe('animal-store serve (the real CLI over HTTP)', () => {
   });
 
   it('says clearly when the port is taken, exit code 1', async () => {
-    const first = await started(['serve', '--port', '0', '--memory', '--api-key', 'k']);
+    const first = await started(['serve', '--port', '0', '--memory', '--api-key', 'cli-test-key-0123456']);
     const port = new URL(first.url).port;
-    const second = runCli(['serve', '--port', port, '--memory', '--api-key', 'k']);
+    const second = runCli(['serve', '--port', port, '--memory', '--api-key', 'cli-test-key-0123456']);
     expect((await second.exited).code).toBe(1);
     expect(second.stderr()).toMatch(new RegExp(`port ${port} .*already in use`));
   });
@@ -120,7 +122,7 @@ describe('animal-store serve (the real CLI over HTTP)', () => {
   it('works as the README says: npm start -- --port 0 --memory --api-key k', async () => {
     // Its own process group, so that npm, tsx and the server all get the signal.
     const npm = track(
-      spawn('npm', ['start', '--silent', '--', '--port', '0', '--memory', '--api-key', 'k'], {
+      spawn('npm', ['start', '--silent', '--', '--port', '0', '--memory', '--api-key', 'cli-test-key-0123456'], {
         cwd: REPO_ROOT,
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: true,
@@ -128,7 +130,7 @@ describe('animal-store serve (the real CLI over HTTP)', () => {
     );
     try {
       const url = await waitForListening(npm);
-      expect((await fetch(`${url}/pets`, { headers: authed('k') })).status).toBe(200);
+      expect((await fetch(`${url}/pets`, { headers: authed('cli-test-key-0123456') })).status).toBe(200);
     } finally {
       process.kill(-npm.pid, 'SIGTERM');
       await npm.exited;

@@ -5,7 +5,7 @@ import type { PetStorage } from '../../../core/index.js';
 
 describe('serve (the standalone server)', () => {
   it('cuts off a client that sends its headers too slowly', async () => {
-    const server = await serve({ storage: createMemoryStorage(), keys: ['k'], port: 0, headersTimeout: 300 });
+    const server = await serve({ storage: createMemoryStorage(), keys: ['test-key-0123456789'], port: 0, headersTimeout: 300 });
     try {
       const socket = connect(server.port, '127.0.0.1');
       socket.write('GET /v1/pets HTTP/1.1\r\nHost: x\r\n');
@@ -37,8 +37,8 @@ describe('serve (the standalone server)', () => {
         closed = true;
       },
     };
-    const server = await serve({ storage: slowStorage, keys: ['k'], port: 0 });
-    const inFlight = fetch(`${server.url}/pets`, { headers: { authorization: 'Bearer k' } });
+    const server = await serve({ storage: slowStorage, keys: ['test-key-0123456789'], port: 0 });
+    const inFlight = fetch(`${server.url}/pets`, { headers: { authorization: 'Bearer test-key-0123456789' } });
     await new Promise((resolve) => setTimeout(resolve, 50));
     const closing = server.close();
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -51,10 +51,10 @@ describe('serve (the standalone server)', () => {
   });
 
   it('reports the real port and the base path in its url', async () => {
-    const server = await serve({ storage: createMemoryStorage(), keys: ['k'], port: 0, basePath: '/api/v2' });
+    const server = await serve({ storage: createMemoryStorage(), keys: ['test-key-0123456789'], port: 0, basePath: '/api/v2' });
     try {
       expect(server.url).toBe(`http://127.0.0.1:${server.port}/api/v2`);
-      expect((await fetch(`${server.url}/pets`, { headers: { authorization: 'Bearer k' } })).status).toBe(200);
+      expect((await fetch(`${server.url}/pets`, { headers: { authorization: 'Bearer test-key-0123456789' } })).status).toBe(200);
     } finally {
       await server.close();
     }

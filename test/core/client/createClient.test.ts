@@ -8,7 +8,7 @@ import { type AnimalStoreServer, serve } from '../../../adapters/node.js';
 import { AnimalStoreClientError, createClient, isAnimalStoreClientError } from '../../../core/client.js';
 import { createMemoryStorage } from '../../../storage/createMemoryStorage.js';
 
-const KEY = 'client-key';
+const KEY = 'client-test-key-0001';
 
 /** Expects a promise to fail with an AnimalStoreClientError and answers it. */
 const failureOf = async (promise: Promise<unknown>): Promise<AnimalStoreClientError> => {

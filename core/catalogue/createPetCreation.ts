@@ -1,0 +1,95 @@
+/** @module Creating animals: validation, and Idempotency-Keys that make a retried create safe. */
+import { AnimalStoreError } from '../AnimalStoreError.js';
+import { toBase64Url } from '../base64url.js';
+import { type Sha256, sha256Text } from '../digest.js';
+import type { PetStorage } from '../PetStorage.js';
+import { NEW_PET_FIELDS, NewPet } from '../schemas/NewPet.js';
+import type { Pet } from '../schemas/Pet.js';
+import { validate } from '../validate.js';
+
+/** An Idempotency-Key as a request carries it, and whose it is. */
+export interface RequestIdempotencyKey {
+  /** The key the client sent. */
+  key: string;
+  /** Whose key it is: the fingerprint of the caller's API key, so callers never share keys. */
+  scope: string;
+}
+
+/** What a create did: stored a new animal, or found the request's key and answered with its animal. */
+export interface PetCreated {
+  pet: Pet;
+  /** True when the key was used before with the same payload, so nothing new was stored. */
+  replayed: boolean;
+}
+
+/** Creates animals. */
+export interface PetCreation {
+  /** Validates `input` as a NewPet and stores it; with `key`, at most once per key and payload. */
+  create(input: unknown, key?: RequestIdempotencyKey): Promise<PetCreated>;
+}
+
+/** How long an Idempotency-Key is kept by default: a day, as the draft suggests. */
+export const DEFAULT_IDEMPOTENCY_KEY_LIFETIME_SECONDS = 24 * 60 * 60;
+
+/** What creation is built from. */
+export interface PetCreationOptions {
+  storage: PetStorage;
+  sha256: Sha256;
+  /** Wall-clock time in milliseconds since the epoch. */
+  now: () => number;
+  /** How long a key is kept after its first request, in seconds. */
+  keyLifetimeSeconds: number;
+}
+
+/** A digest of the request's meaning, not its bytes: the same animal sent twice, however spelled, is the same payload. */
+const fingerprintOf = async (sha256: Sha256, { name, categoryId, status }: NewPet): Promise<string> =>
+  toBase64Url((await sha256Text(sha256, JSON.stringify([name, categoryId, status]))).subarray(0, 24));
+
+/**
+ * Creates the creation step the catalogue and the HTTP route share. With a key, a create
+ * stores the animal and its key in one durable write (the storage's `createIdempotent`); a
+ * retry with the same key and payload answers with the first animal, a different payload is
+ * a 422 `idempotency_key_reused`, and a request arriving while the first with that key is
+ * still in flight in this process is a 409 `idempotency_conflict`.
+ */
+export const createPetCreation = ({ storage, sha256, now, keyLifetimeSeconds }: PetCreationOptions): PetCreation => {
+  if (!(keyLifetimeSeconds > 0))
+    throw new TypeError(`An Idempotency-Key's lifetime must be more than 0 seconds, not ${keyLifetimeSeconds}.`);
+  const inFlight = new Set<string>();
+
+  return {
+    async create(input, key) {
+      const newPet = validate(NewPet, input, { what: 'The animal', rootName: 'body', knownKeys: NEW_PET_FIELDS });
+      if (key === undefined) return { pet: await storage.create(newPet), replayed: false };
+      const id = `${key.scope}\u0000${key.key}`;
+      if (inFlight.has(id)) {
+        throw new AnimalStoreError(
+          'idempotency_conflict',
+          'A request with this Idempotency-Key is still being processed; wait for its answer, or retry in a moment.',
+          { headers: { 'retry-after': '1' } },
+        );
+      }
+      inFlight.add(id);
+      try {
+        const fingerprint = await fingerprintOf(sha256, newPet);
+        const createdAt = now();
+        const result = await storage.createIdempotent(newPet, {
+          scope: key.scope,
+          key: key.key,
+          fingerprint,
+          createdAt,
+          expiresAt: createdAt + keyLifetimeSeconds * 1000,
+        });
+        if (result.replayed && result.stored.fingerprint !== fingerprint) {
+          throw new AnimalStoreError(
+            'idempotency_key_reused',
+            'This Idempotency-Key was used before for a different animal; use a new key for a new request.',
+          );
+        }
+        return { pet: result.pet, replayed: result.replayed };
+      } finally {
+        inFlight.delete(id);
+      }
+    },
+  };
+};
