@@ -11,7 +11,7 @@
  * one implementation, loaded once, whichever way it is reached.
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 type Target = { types: string; default: string };
@@ -31,13 +31,13 @@ const RELATIVE_JS = /(from\s+|import\()(['"])(\.{1,2}\/[^'"]*?)\.js\2/g;
 const commonJsEntry = (esm: string) =>
   [
     "'use strict';",
+    '// The package is ES modules, which Node 20.19+ and 22.12+ load by require(): one copy, shared with import.',
     `const esm = require('${esm}');`,
     'for (const name of Object.keys(esm)) Object.defineProperty(exports, name, { enumerable: true, get: () => esm[name] });',
     '',
   ].join('\n');
 
 const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as Manifest;
-let entries = 0;
 for (const [name, entry] of Object.entries(manifest.exports)) {
   if (typeof entry === 'string') continue;
   const required = entry.require as Target | undefined;
@@ -48,14 +48,10 @@ for (const [name, entry] of Object.entries(manifest.exports)) {
   const esm = join(root, imported.default);
   if (dirname(cjs) !== dirname(esm)) throw new Error(`exports["${name}"]: the .cjs file must sit beside ${imported.default}`);
   await writeFile(cjs, commonJsEntry(`./${basename(esm)}`));
-  entries += 1;
 }
 
-let declarations = 0;
 for (const file of await readdir(dist, { recursive: true })) {
   if (!file.endsWith('.d.ts')) continue;
   const source = await readFile(join(dist, file), 'utf8');
   await writeFile(join(dist, file.replace(/\.d\.ts$/, '.d.cts')), source.replace(RELATIVE_JS, '$1$2$3.cjs$2'));
-  declarations += 1;
 }
-console.log(`wrote ${entries} CommonJS entries and ${declarations} .d.cts files into ${relative(root, dist)}/`);
