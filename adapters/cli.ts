@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { generateApiKey } from '../core/auth/apiKeys.js';
-import type { PetStorage } from '../core/index.js';
+import { isAnimalStoreError, type PetStorage } from '../core/index.js';
 /**
  * @module The `animal-store` command: the one place that builds a storage, the service and
  * a server, and ties them to the process (signals, exit codes, output).
@@ -41,7 +41,13 @@ const run = async (settings: ServeSettings) => {
         ? {}
         : { access: (e) => out(`${new Date().toISOString()} ${e.method} ${e.path} ${e.status} ${e.milliseconds.toFixed(1)}ms`) }),
       warn: (message) => err(`warning: ${message}`),
-      error: (message, error) => err(`error: ${message}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+      // A known failure's message says all (a storage's cause, say); only the unforeseen need a stack.
+      error: (message, error) =>
+        err(
+          isAnimalStoreError(error)
+            ? `error: ${message}`
+            : `error: ${message}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        ),
     },
   }).catch(async (error: unknown) => {
     await storage.close();

@@ -10,9 +10,9 @@
  *
  * Running this repository's own programs (examples, tests) against the TypeScript source:
  * every entry in package.json `exports` has an `animal-store-source` condition pointing at
- * the `.ts` file, listed before `types`/`import` (which point at the compiled `dist/`). So
+ * the `.ts` file, listed before `import`/`require` (which point at the compiled `dist/`). So
  *
- *     node --conditions=animal-store-source --import tsx examples/express/server.ts
+ *     node --conditions=animal-store-source --import tsx examples/express/main.ts
  *
  * resolves `import … from 'animal-store/express'` (package self-reference) to
  * `adapters/express.ts` with no build. Without the condition, the same import needs

@@ -137,7 +137,7 @@ export const createPetService = (options: PetServiceOptions): PetService => {
   const respondWithBody = createResponder(ResponseClass, reportError);
   const respondWithoutBody = createResponder(ResponseClass, reportError, { bodies: false });
   const deprecation = createDeprecationTracker(warn);
-  const storageFailures = createStorageFailureLog(warn);
+  const storageFailures = createStorageFailureLog(reportError, warn);
   const tagOf = createEntityTagger(sha256);
   const { storage, docsAssets } = options;
   const { catalogue, creation } = buildCatalogue({

@@ -22,17 +22,21 @@ const causeOf = (error: unknown): string => {
 
 /**
  * Creates the log. While a disk is full or a database is down every create fails the same
- * way; one line saying why, and one when it works again, tell an operator more than a stack
+ * way; one line saying why (through `report`, with the error, whose message is all a log
+ * needs), and one when it works again (through `warn`), tell an operator more than a stack
  * per request.
  */
-export const createStorageFailureLog = (warn: (message: string) => void): StorageFailureLog => {
+export const createStorageFailureLog = (
+  report: (message: string, error: unknown) => void,
+  warn: (message: string) => void,
+): StorageFailureLog => {
   let reported: string | undefined;
   return {
     failed(error) {
       const reason = causeOf(error);
       if (reason === reported) return;
       reported = reason;
-      warn(`storage failing, answering 503 until it recovers: ${reason}`);
+      report(`storage failing, answering 503 until it recovers: ${reason}`, error);
     },
     succeeded() {
       if (reported === undefined) return;

