@@ -1,9 +1,9 @@
 /**
- * @module Kiosk example: serves a small web page (index.html, kiosk.js, kiosk.css) on one
- * origin and the catalogue API on another port, with CORS allowing exactly the page's
- * origin, as a shop's kiosk screen would have it. The page lists animals with a status
- * filter and paging, and adds animals through a form. The API keeps a seeded catalogue in
- * memory, so every start shows the same animals.
+ * @module Kiosk example: serves a small web page (index.html, kiosk.css, kiosk.js,
+ * describeFailure.js) on one origin and the catalogue API on another port, with CORS
+ * allowing exactly the page's origin, as a shop's kiosk screen would have it. The page lists
+ * animals with a status filter and paging, and adds animals through a form. The API keeps a
+ * seeded catalogue in memory, so every start shows the same animals.
  *
  * The page gets the API's address and a kiosk key from `/config.json`. Anything a browser
  * is given can be read by whoever sits at it, so give the kiosk its own key (accepted beside
@@ -11,7 +11,8 @@
  *
  * Run (from this repository; see examples/README.md), then open the printed address:
  * `node --conditions=animal-store-source --import tsx examples/kiosk/server.ts`.
- * KIOSK_PORT (8080) and API_PORT (8081) choose the ports; KIOSK_API_KEY the kiosk's key.
+ * KIOSK_PORT (8080) and API_PORT (8081) choose the ports; KIOSK_API_KEY the kiosk's key. A port
+ * that is taken ends the program with one line saying which, not a stack trace.
  */
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -39,8 +40,46 @@ const seed: Pet[] = [
 const pageFiles: Record<string, { file: string; type: string }> = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/kiosk.js': { file: 'kiosk.js', type: 'text/javascript; charset=utf-8' },
+  '/describeFailure.js': { file: 'describeFailure.js', type: 'text/javascript; charset=utf-8' },
   '/kiosk.css': { file: 'kiosk.css', type: 'text/css; charset=utf-8' },
 };
+
+/** The environment variables that choose the two ports. */
+type PortVariable = 'KIOSK_PORT' | 'API_PORT';
+
+/** Says, in one line on stderr, why the kiosk cannot start and how to fix it, and exits with 1. */
+const refuseToStart = (problem: string): never => {
+  console.error(`The kiosk cannot start: ${problem}`);
+  process.exit(1);
+};
+
+/** The port an environment variable asks for, or `fallback` when it is not set. */
+const portFrom = (variable: PortVariable, fallback: number): number => {
+  const text = process.env[variable] ?? '';
+  if (text === '') return fallback;
+  if (/^\d{1,5}$/.test(text) && Number(text) <= 65_535) return Number(text);
+  return refuseToStart(`${variable} must be a port number from 0 to 65535, not ${JSON.stringify(text.slice(0, 20))}.`);
+};
+
+/**
+ * Runs `listen`; when the port is taken (or not allowed), exits with one line naming the port
+ * and the variables that choose another, instead of Node's stack trace.
+ */
+const listenOrRefuse = async <T>(variable: PortVariable, port: number, listen: () => Promise<T>): Promise<T> => {
+  try {
+    return await listen();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const problem = code === 'EADDRINUSE' ? 'is already in use' : code === 'EACCES' ? 'may not be used by this user' : undefined;
+    if (!problem) throw error;
+    return refuseToStart(
+      `port ${port} (${variable}) ${problem} on ${host}. Choose free ports with the environment variables KIOSK_PORT and API_PORT, e.g. KIOSK_PORT=9080 API_PORT=9081.`,
+    );
+  }
+};
+
+const pagePort = portFrom('KIOSK_PORT', 8080);
+const apiPort = portFrom('API_PORT', 8081);
 
 let pageConfig = '';
 const page = createServer(async (request, response) => {
@@ -57,17 +96,30 @@ const page = createServer(async (request, response) => {
   response.writeHead(200, { 'content-type': served.type });
   response.end(await readFile(new URL(served.file, import.meta.url)));
 });
-await new Promise<void>((resolve) => page.listen(Number(process.env.KIOSK_PORT ?? 8080), host, resolve));
+await listenOrRefuse(
+  'KIOSK_PORT',
+  pagePort,
+  () =>
+    new Promise<void>((resolve, reject) => {
+      page.once('error', reject);
+      page.listen(pagePort, host, () => {
+        page.off('error', reject);
+        resolve();
+      });
+    }),
+);
 const pageOrigin = `http://${host}:${(page.address() as AddressInfo).port}`;
 
 // The API allows the page's origin, and only it: a browser on any other site gets no answer it can read.
-const api = await serve({
-  storage: createMemoryStorage(seed),
-  keys: [kioskKey],
-  host,
-  port: Number(process.env.API_PORT ?? 8081),
-  cors: { origins: [pageOrigin] },
-});
+const api = await listenOrRefuse('API_PORT', apiPort, () =>
+  serve({
+    storage: createMemoryStorage(seed),
+    keys: [kioskKey],
+    host,
+    port: apiPort,
+    cors: { origins: [pageOrigin] },
+  }),
+);
 pageConfig = JSON.stringify({ apiBase: api.url, apiKey: kioskKey, pageSize: 4 });
 console.log(`kiosk on ${pageOrigin}/ using the API at ${api.url}`);
 
