@@ -25,10 +25,9 @@ export class DurableDataFile<T> implements Adapter<T> {
     this.#format = format;
   }
 
-  /** The data, or `null` when there is no file yet. */
+  /** The data; throws when the file is not valid data (lowdb then keeps what it had). */
   async read(): Promise<T | null> {
-    const text = await this.#text.read();
-    return text === undefined ? null : this.#format.parse(text);
+    return this.#format.parse(await this.#text.read());
   }
 
   /** Replaces the file with this data; resolves once it is durable. */

@@ -6,10 +6,12 @@ import { GroupCommit } from '../GroupCommit.js';
 import { IdempotencyKeys } from '../IdempotencyKeys.js';
 import { PetIndex } from '../PetIndex.js';
 import { DataFileError } from './DataFileError.js';
-import { createFolderDurably } from './DurableTextFile.js';
 import { type FileSystem, nodeFileSystem } from './FileSystem.js';
-import { type DataFileLock, lockDataFile } from './lockDataFile.js';
+import { findDanglingLink } from './findDanglingLink.js';
 import { type NewEntry, PetFile } from './PetFile.js';
+import { createFolderDurably } from './syncFolder.js';
+import { systemErrorReason } from './systemErrorReason.js';
+import { watchDataFile } from './watchDataFile.js';
 
 /** How to open a JSON data file. */
 export interface JsonFileStorageOptions {
@@ -23,11 +25,9 @@ export interface JsonFileStorage extends PetStorage {
   readonly file: string;
 }
 
-const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
 /**
- * The file's real path: the lock's key, so two names for one file share one owner, and the
- * path written to, so a symlinked data file stays a symlink to a file that is kept current.
+ * The file's real path: the path written to, so a symlinked data file stays a symlink to a
+ * file that is kept current. (The lock is on the file itself, whatever its name.)
  */
 const realPathOf = async (fs: FileSystem, file: string): Promise<string> => {
   try {
@@ -38,14 +38,20 @@ const realPathOf = async (fs: FileSystem, file: string): Promise<string> => {
 };
 
 /**
- * Opens (or creates) a JSON data file as a storage, taking ownership of it: until `close`,
- * another process that opens it fails with a DataFileLockedError. A damaged file throws a
- * DataFileError naming the file and its first problem, and is not changed.
+ * Opens (or creates, mode 0600) a JSON data file as a storage, taking ownership of it: until
+ * `close`, another process (or another open in this one) that opens it, by whatever name,
+ * fails with a DataFileLockedError. A damaged file, or a symlink to nothing (a volume that
+ * did not mount), throws a DataFileError naming the file and its problem, and is not changed.
  *
  * Each create resolves only once its animal is on disk (temp file, fsync, rename, fsync of
  * the folder); creates arriving during a write share the next one (group commit). If a
  * write fails, the creates it held reject with `storage_unavailable` and none of them was
  * ever visible: animals enter the index only after their write succeeded.
+ *
+ * The file may be edited while the storage runs: a valid edit is read back (reads see it
+ * soon after it is saved, through a watch on the folder, and every write checks first), an
+ * invalid one refuses creates until it is repaired, and no edit is ever overwritten. Its
+ * `checkHealth` says whether creates can be stored now.
  */
 export const openJsonFileStorage = ({ file }: JsonFileStorageOptions): Promise<JsonFileStorage> =>
   openJsonFileStorageOn(file, nodeFileSystem);
@@ -53,42 +59,44 @@ export const openJsonFileStorage = ({ file }: JsonFileStorageOptions): Promise<J
 /** `openJsonFileStorage` over the given file functions (tests pass ones that fail on demand). */
 export const openJsonFileStorageOn = async (given: string, fs: FileSystem): Promise<JsonFileStorage> => {
   const file = path.resolve(given);
+  const dangling = await findDanglingLink(fs, file);
+  if (dangling) {
+    const what = dangling.link === file ? 'is a symbolic link' : `is reached through the symbolic link ${dangling.link}`;
+    throw new DataFileError(
+      file,
+      `The data file ${file} ${what} to ${dangling.target}, which does not exist (a volume that did not mount?). Nothing was created: mount or create the target, or fix the link, then start again.`,
+    );
+  }
   let realFile: string;
   try {
     await createFolderDurably(file, fs);
     realFile = await realPathOf(fs, file);
   } catch (error) {
-    throw new DataFileError(file, `The folder of the data file ${file} cannot be created: ${reasonOf(error)}.`, { cause: error });
-  }
-
-  let lock: DataFileLock;
-  try {
-    lock = await lockDataFile(file, realFile);
-  } catch (error) {
-    if (error instanceof DataFileError) throw error;
-    throw new DataFileError(file, `The data file ${file} cannot be locked for this process: ${reasonOf(error)}.`, { cause: error });
-  }
-
-  let petFile: PetFile;
-  try {
-    // Only now, as owner, may the file's folder be tidied and the file read.
-    petFile = await PetFile.open(realFile, { name: file, fs });
-  } catch (error) {
-    await lock.release();
-    throw error;
+    throw new DataFileError(file, `The folder of the data file ${file} cannot be created: ${systemErrorReason(error).reason}.`, {
+      cause: error,
+    });
   }
 
   // The indexes hold only what is on disk, so reads never show an animal (and no retry finds
-  // a key) that a failing write loses.
-  const index = new PetIndex(petFile.pets);
-  const keys = new IdempotencyKeys(petFile.idempotencyKeys);
+  // a key) that a failing write loses. An edit read from disk replaces them.
+  let index: PetIndex;
+  let keys: IdempotencyKeys;
+  const rebuild = () => {
+    index = new PetIndex(petFile.pets);
+    keys = new IdempotencyKeys(petFile.idempotencyKeys);
+  };
+  const petFile = await PetFile.open(realFile, { name: file, fs, onReload: () => rebuild() });
+  rebuild();
   const stopPreparing = petFile.prepareWrites();
+  const stopWatching = watchDataFile(realFile, () => void petFile.refresh());
 
   /**
    * One commit: entries whose key is stored already (or came earlier in this batch) are
    * answered from it; the rest are appended in one durable write, keys beside animals.
    */
   const commit = async (batch: NewEntry[]): Promise<IdempotentCreate[]> => {
+    // Keys are looked up in the file as it is now, should someone have edited it.
+    await petFile.refresh();
     type Step = { replay: IdempotentCreate } | { sameAs: number } | { fresh: number };
     const fresh: NewEntry[] = [];
     const firstWithKey = new Map<string, number>();
@@ -145,12 +153,15 @@ export const openJsonFileStorageOn = async (given: string, fs: FileSystem): Prom
     async list(page) {
       return index.list(page);
     },
+    checkHealth() {
+      return petFile.checkHealth();
+    },
     close() {
       stopPreparing();
+      stopWatching();
       closing ??= (async () => {
         await writes.drain();
-        await petFile.restoreIfNeeded();
-        await lock.release();
+        await petFile.close();
       })();
       return closing;
     },

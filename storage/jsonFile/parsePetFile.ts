@@ -42,7 +42,7 @@ const ADVICE = 'The file was left as it is; repair it or move it away, then star
  * must be …`) when the text is not a valid data file.
  */
 export const parsePetFile = (text: string, file: string): PetFileData => {
-  const damaged = (problem: string) => new DataFileError(file, `The data file ${file} cannot be used: ${problem}. ${ADVICE}`);
+  const damaged = (problem: string) => new DataFileError(file, `The data file ${file} cannot be used: ${problem}. ${ADVICE}`, { problem });
   // An editor may have saved a byte-order mark; it is not part of the JSON.
   const json = text.startsWith('\uFEFF') ? text.slice(1) : text;
   if (json.trim() === '') throw damaged('it is empty (a data file holds at least {"format":1,"nextId":1,"pets":[]})');

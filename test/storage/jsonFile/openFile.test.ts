@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DataFileLockedError } from '../../../storage/jsonFile/DataFileError.js';
+import { DataFileError, DataFileLockedError } from '../../../storage/jsonFile/DataFileError.js';
 import { openJsonFileStorage } from '../../../storage/jsonFile/openJsonFileStorage.js';
 import { tempFolder } from '../../support/tempFolder.js';
 
@@ -85,5 +85,73 @@ describe('JSON-file storage opening its file', () => {
     await storage.create({ name: 'Private', categoryId: 1, status: 'sold' });
     await storage.close();
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('Should refuse a data file that is a symlink to nothing, naming the link and its target, and create nothing', async () => {
+    const folder = tempFolder();
+    const target = path.join(folder, 'volume', 'animals.json');
+    const link = path.join(folder, 'animals.json');
+    fs.symlinkSync(target, link);
+    const error = await openJsonFileStorage({ file: link }).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(DataFileError);
+    expect((error as DataFileError).message).toContain(`${link} is a symbolic link to ${target}, which does not exist`);
+    expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(fs.existsSync(path.join(folder, 'volume'))).toBe(false);
+  });
+
+  it('Should refuse a data file whose folder is a symlink to nothing, naming that link', async () => {
+    const folder = tempFolder();
+    const mountPoint = path.join(folder, 'mnt', 'animals');
+    const link = path.join(folder, 'data');
+    fs.symlinkSync(mountPoint, link);
+    const file = path.join(link, 'animals.json');
+    await expect(openJsonFileStorage({ file })).rejects.toThrow(
+      `is reached through the symbolic link ${link} to ${mountPoint}, which does not exist`,
+    );
+    expect(fs.existsSync(mountPoint)).toBe(false);
+  });
+
+  /** Runs `task` with the umask set to `mask`, as a server started by a shell usually has (022). */
+  const withUmask = async (mask: number, task: () => Promise<void>) => {
+    const before = process.umask(mask);
+    try {
+      await task();
+    } finally {
+      process.umask(before);
+    }
+  };
+
+  it('Should keep the permissions of the data file whatever the umask', async () => {
+    const file = path.join(tempFolder(), 'animals.json');
+    fs.writeFileSync(file, '{"format":1,"nextId":1,"pets":[]}');
+    fs.chmodSync(file, 0o664);
+    await withUmask(0o022, async () => {
+      const storage = await openJsonFileStorage({ file });
+      await storage.create({ name: 'Shared', categoryId: 1, status: 'sold' });
+      await storage.close();
+    });
+    expect(fs.statSync(file).mode & 0o7777).toBe(0o664);
+  });
+
+  it('Should keep the owner and group of the data file it replaces', async () => {
+    const file = path.join(tempFolder(), 'animals.json');
+    fs.writeFileSync(file, '{"format":1,"nextId":1,"pets":[]}');
+    fs.chownSync(file, 1234, 5678);
+    const storage = await openJsonFileStorage({ file });
+    await storage.create({ name: 'Owned', categoryId: 1, status: 'sold' });
+    await storage.close();
+    expect(fs.statSync(file)).toMatchObject({ uid: 1234, gid: 5678 });
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).pets).toHaveLength(1);
+  });
+
+  it('Should create a new data file readable by its owner only, whatever the umask', async () => {
+    const file = path.join(tempFolder(), 'animals.json');
+    await withUmask(0o022, async () => {
+      const storage = await openJsonFileStorage({ file });
+      expect(fs.statSync(file).mode & 0o7777).toBe(0o600);
+      await storage.create({ name: 'Private', categoryId: 1, status: 'sold' });
+      await storage.close();
+    });
+    expect(fs.statSync(file).mode & 0o7777).toBe(0o600);
   });
 });

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runServerToExit, tempDataFile } from '../../support/serverProcess.js';
 
@@ -23,4 +24,14 @@ describe('the real server on a damaged data file', () => {
       expect(fs.readFileSync(file, 'utf8')).toBe(content);
     });
   }
+
+  it('Should refuse to start on a data file that is a symlink to a volume that did not mount, and create nothing', async () => {
+    const file = tempDataFile();
+    const target = path.join(path.dirname(file), 'volume', 'animals.json');
+    fs.symlinkSync(target, file);
+    const { code, stderr } = await runServerToExit(file);
+    expect(code).toBe(1);
+    expect(stderr).toContain(`${file} is a symbolic link to ${target}, which does not exist`);
+    expect(fs.existsSync(path.dirname(target))).toBe(false);
+  });
 });

@@ -1,0 +1,39 @@
+/** @module Notices when a data file changes on disk: a watch on its folder, so an edit saved by rename is seen too. */
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** How long to wait after a change before looking: an editor's save is often several steps. */
+const SETTLE_MILLISECONDS = 50;
+
+/**
+ * Calls `onChange` soon after something changes the file `file` (written in place, replaced
+ * by a rename, removed), at most once per 50 ms. Watches the folder rather than the file: a
+ * watch on a file follows its inode, which an editor's save by rename (and each of the
+ * storage's own writes) puts out of the folder. The storage's own writes call it too;
+ * `onChange` tells those apart by comparing the file with what it last wrote. Where the
+ * system cannot watch (no inotify watches left, a network share), it watches nothing, and
+ * the storage still finds edits before each write. Returns the function that stops it.
+ */
+export const watchDataFile = (file: string, onChange: () => void): (() => void) => {
+  const name = path.basename(file);
+  let timer: NodeJS.Timeout | undefined;
+  let watcher: fs.FSWatcher | undefined;
+  const changed = (_event: string, changedName: string | Buffer | null) => {
+    if (changedName !== null && changedName.toString() !== name) return;
+    timer ??= setTimeout(() => {
+      timer = undefined;
+      onChange();
+    }, SETTLE_MILLISECONDS);
+    timer.unref();
+  };
+  try {
+    watcher = fs.watch(path.dirname(file), { persistent: false }, changed);
+    watcher.on('error', () => watcher?.close());
+  } catch {
+    watcher = undefined;
+  }
+  return () => {
+    watcher?.close();
+    clearTimeout(timer);
+  };
+};

@@ -1,0 +1,148 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { PetStorage } from '../../../core/PetStorage.js';
+import type { Pet } from '../../../core/schemas/Pet.js';
+import { DataFileError, DataFileLockedError } from '../../../storage/jsonFile/DataFileError.js';
+import { openJsonFileStorage, openJsonFileStorageOn } from '../../../storage/jsonFile/openJsonFileStorage.js';
+import { tempFolder } from '../../support/tempFolder.js';
+import { createControlledFileSystem, gate, until } from './controlledFileSystem.js';
+
+const pet = (name: string) => ({ name, categoryId: 1, status: 'available' as const });
+const animal = (id: number, name: string): Pet => ({ id, name, categoryId: 2, status: 'sold' });
+const fileText = (nextId: number, pets: Pet[]) => `${JSON.stringify({ format: 2, nextId, pets, idempotencyKeys: [] }, null, 2)}\n`;
+const onDisk = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as { nextId: number; pets: Pet[] };
+
+/** Saves the file the way many editors do: a new file beside it, renamed over it. */
+const saveByRename = (file: string, text: string) => {
+  const temp = `${file}.swp`;
+  fs.writeFileSync(temp, text);
+  fs.renameSync(temp, file);
+};
+
+/** Resolves once the storage lists exactly these names (the edit reached the readers). */
+const untilListed = async (storage: PetStorage, names: string[]) => {
+  let listed: string[] = [];
+  for (let attempt = 0; attempt < 500; attempt++) {
+    listed = (await storage.list({ after: 0, limit: 100 })).map((listedPet) => listedPet.name);
+    if (JSON.stringify(listed) === JSON.stringify(names)) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  expect(listed).toEqual(names);
+};
+
+const openFresh = async () => {
+  const file = path.join(tempFolder(), 'animals.json');
+  const storage = await openJsonFileStorage({ file });
+  return { file, storage };
+};
+
+describe('JSON-file storage and a file edited by hand while it runs', () => {
+  it('Should keep an edit saved in place, give the next create an id after it, and never give an id twice', async () => {
+    const { file, storage } = await openFresh();
+    const first = await storage.create(pet('First'));
+    fs.writeFileSync(file, fileText(3, [first, animal(2, 'Added by hand')]));
+    const next = await storage.create(pet('Next'));
+    expect(next.id).toBe(3);
+    expect(onDisk(file).pets).toEqual([first, animal(2, 'Added by hand'), next]);
+    expect(await storage.get(2)).toEqual(animal(2, 'Added by hand'));
+    await storage.close();
+  });
+
+  it('Should show a valid edit to readers soon after it is saved, without waiting for a create', async () => {
+    const { file, storage } = await openFresh();
+    await storage.create(pet('First'));
+    fs.writeFileSync(file, fileText(8, [animal(7, 'Renamed by hand')]));
+    await untilListed(storage, ['Renamed by hand']);
+    expect(await storage.get(1)).toBeUndefined();
+    expect((await storage.create(pet('Next'))).id).toBe(8);
+    await storage.close();
+  });
+
+  it('Should read an edit saved by rename, and own the new file as it owned the old', async () => {
+    const { file, storage } = await openFresh();
+    const first = await storage.create(pet('First'));
+    saveByRename(file, fileText(5, [first, animal(4, 'Saved by rename')]));
+    await untilListed(storage, ['First', 'Saved by rename']);
+    await expect(openJsonFileStorage({ file })).rejects.toThrow(DataFileLockedError);
+    const next = await storage.create(pet('Next'));
+    expect(next.id).toBe(5);
+    expect(onDisk(file).pets.map(({ name }) => name)).toEqual(['First', 'Saved by rename', 'Next']);
+    await storage.close();
+  });
+
+  it('Should refuse creates while the edited file is invalid, keep serving the last valid content, and never overwrite the edit', async () => {
+    const { file, storage } = await openFresh();
+    const first = await storage.create(pet('First'));
+    const broken = fileText(3, [first, { ...animal(2, 'Half typed'), categoryId: 0 }]);
+    fs.writeFileSync(file, broken);
+
+    const error = await storage.create(pet('Refused')).catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({ code: 'storage_unavailable', status: 503 });
+    expect((error as Error).message).toContain('pets[1].categoryId must be a positive integer');
+    const cause = (error as Error).cause as DataFileError;
+    expect(cause).toBeInstanceOf(DataFileError);
+    expect(cause.message).toContain(file);
+    expect(cause.message).toContain('pets[1].categoryId must be a positive integer');
+    expect(await storage.checkHealth!()).toEqual({ ok: false, reason: cause.message });
+
+    expect(await storage.list({ after: 0, limit: 10 })).toEqual([first]);
+    expect(fs.readFileSync(file, 'utf8')).toBe(broken);
+
+    fs.writeFileSync(file, fileText(3, [first, animal(2, 'Typed in full')]));
+    const next = await storage.create(pet('Accepted'));
+    expect(next.id).toBe(3);
+    expect(onDisk(file).pets.map(({ name }) => name)).toEqual(['First', 'Typed in full', 'Accepted']);
+    expect(await storage.checkHealth!()).toEqual({ ok: true });
+    await storage.close();
+  });
+
+  it('Should never give an acknowledged id again when an edit saves an older copy of the file', async () => {
+    const { file, storage } = await openFresh();
+    const first = await storage.create(pet('First'));
+    const olderCopy = fs.readFileSync(file, 'utf8');
+    await storage.create(pet('Second'));
+    await storage.create(pet('Third'));
+    fs.writeFileSync(file, olderCopy);
+    const next = await storage.create(pet('Next'));
+    expect(next.id).toBe(4);
+    // The file is the truth: what the older copy lacks is gone, but its ids stay used.
+    expect(onDisk(file)).toMatchObject({ nextId: 5, pets: [first, next] });
+    await storage.close();
+  });
+
+  it('Should refuse creates while the file is removed, and work again once it is back', async () => {
+    const { file, storage } = await openFresh();
+    const first = await storage.create(pet('First'));
+    const saved = fs.readFileSync(file, 'utf8');
+    fs.rmSync(file);
+    const error = await storage.create(pet('Refused')).catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({ code: 'storage_unavailable' });
+    expect(((error as Error).cause as Error).message).toContain(`${file} was removed or moved away`);
+    expect(fs.existsSync(file)).toBe(false);
+    expect(await storage.get(1)).toEqual(first);
+
+    fs.writeFileSync(file, saved);
+    expect((await storage.create(pet('Back'))).id).toBe(2);
+    await storage.close();
+  });
+
+  it('Should not overwrite an edit saved while a write is under way, but write again on top of it', async () => {
+    const folder = tempFolder();
+    const file = path.join(folder, 'animals.json');
+    const { fs: controlled, control } = createControlledFileSystem(folder);
+    const storage = await openJsonFileStorageOn(file, controlled);
+    const held = gate();
+    control.plans.set(control.writes + 1, { hold: held.closed });
+    const writesBefore = control.writes;
+    const creating = storage.create(pet('Under way'));
+    await until(() => control.writes === writesBefore + 1, 'the write started');
+    fs.writeFileSync(file, fileText(10, [animal(9, 'Saved meanwhile')]));
+    held.open();
+    const created = await creating;
+    expect(created.id).toBe(10);
+    expect(onDisk(file).pets).toEqual([animal(9, 'Saved meanwhile'), created]);
+    expect(await storage.list({ after: 0, limit: 10 })).toEqual([animal(9, 'Saved meanwhile'), created]);
+    await storage.close();
+  });
+});

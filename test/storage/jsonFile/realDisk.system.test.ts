@@ -1,0 +1,92 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { PetStorage, StorageHealth } from '../../../core/PetStorage.js';
+import { openJsonFileStorage } from '../../../storage/jsonFile/openJsonFileStorage.js';
+import { tempFolder } from '../../support/tempFolder.js';
+import { setReadOnly, smallDisk } from './mount.js';
+
+const pet = (name: string) => ({ name, categoryId: 1, status: 'available' as const });
+
+/** Asks for the storage's health until it answers as `wanted` (health probes run at most once a second). */
+const untilHealth = async (storage: PetStorage, wanted: (health: StorageHealth) => boolean): Promise<StorageHealth> => {
+  let health = await storage.checkHealth!();
+  for (let attempt = 0; attempt < 100 && !wanted(health); attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    health = await storage.checkHealth!();
+  }
+  expect(health).toSatisfy(wanted);
+  return health;
+};
+
+/** Writes a file of zeros until the disk is full. */
+const fillDisk = (file: string) => {
+  const block = Buffer.alloc(4096);
+  const fd = fs.openSync(file, 'w');
+  try {
+    for (;;) fs.writeSync(fd, block);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+  } finally {
+    fs.closeSync(fd);
+  }
+};
+
+describe('JSON-file storage on a real disk that fails', () => {
+  it('Should say the disk is full (ENOSPC), be unhealthy until there is room again, then healthy with no create in between', async () => {
+    const disk = tempFolder();
+    await smallDisk(disk, 512);
+    const file = path.join(disk, 'animals.json');
+    const storage = await openJsonFileStorage({ file });
+    const kept = await storage.create(pet('Kept'));
+    const filler = path.join(disk, 'filler');
+    fillDisk(filler);
+
+    const error = (await storage.create(pet('No room')).catch((thrown: unknown) => thrown)) as Error;
+    expect(error).toMatchObject({ code: 'storage_unavailable', status: 503 });
+    const reason = `The data file ${file} cannot be written: no space left on device (ENOSPC)`;
+    expect(error.cause).toMatchObject({ code: 'ENOSPC', message: reason });
+    expect(await storage.checkHealth!()).toEqual({ ok: false, reason });
+    // After that second, a probe of the disk finds it still full.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(await storage.checkHealth!()).toEqual({ ok: false, reason });
+    expect(await storage.list({ after: 0, limit: 10 })).toEqual([kept]);
+
+    fs.rmSync(filler);
+    await untilHealth(storage, (health) => health.ok);
+    expect((await storage.create(pet('Room again'))).id).toBe(2);
+    await storage.close();
+  });
+
+  it('Should report room running out before a create meets it', async () => {
+    const disk = tempFolder();
+    await smallDisk(disk, 1024);
+    const file = path.join(disk, 'animals.json');
+    const storage = await openJsonFileStorage({ file });
+    await Promise.all(Array.from({ length: 2000 }, (_, offset) => storage.create(pet(`Animal ${offset}`))));
+    expect(fs.statSync(file).size).toBeGreaterThan(100_000);
+    // Leave less room than the file takes: the next write would not fit beside it.
+    const filler = path.join(disk, 'filler');
+    fillDisk(filler);
+    fs.truncateSync(filler, fs.statSync(filler).size - 64 * 1024);
+    const health = await untilHealth(storage, (answer) => !answer.ok);
+    expect(health).toMatchObject({
+      reason: expect.stringMatching(/cannot be written: no space left on device: .* free, a write needs .* \(ENOSPC\)$/),
+    });
+    await storage.close();
+  });
+
+  it('Should refuse to start on a read-only disk, saying so (EROFS), and leave the file as it is', async () => {
+    const disk = tempFolder();
+    await smallDisk(disk, 512);
+    const file = path.join(disk, 'animals.json');
+    const content = '{"format":2,"nextId":2,"pets":[{"id":1,"name":"Kept","categoryId":1,"status":"sold"}],"idempotencyKeys":[]}';
+    fs.writeFileSync(file, content);
+    // (A disk cannot be made read-only under a running server here: its open data file keeps the remount busy.)
+    await setReadOnly(disk, true);
+    await expect(openJsonFileStorage({ file })).rejects.toThrow(
+      `The data file ${file} cannot be read and written by this process: read-only file system (EROFS).`,
+    );
+    expect(fs.readFileSync(file, 'utf8')).toBe(content);
+  });
+});
