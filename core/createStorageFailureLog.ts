@@ -9,15 +9,16 @@ export interface StorageFailureLog {
   succeeded(): void;
 }
 
-/** The innermost reason of an error: `ENOSPC: no space left on device, open '…'` rather than a wrapper's words. */
-const causeOf = (error: unknown): string => {
-  let reason = error instanceof Error ? error.message : String(error);
-  for (let cause = (error as { cause?: unknown }).cause, depth = 0; cause !== undefined && depth < 8; depth++) {
-    if (cause instanceof Error) reason = cause.message;
-    else if (typeof cause === 'string') reason = cause;
-    cause = (cause as { cause?: unknown } | null)?.cause;
-  }
-  return reason;
+/**
+ * The reason of a storage failure: the storage's own words for its cause (`The data file
+ * /x/animals.json cannot be written: no space left on device (ENOSPC)`), which stay the same
+ * while the failure lasts, else the error's message.
+ */
+const reasonOf = (error: AnimalStoreError): string => {
+  const { cause } = error;
+  if (cause instanceof Error) return cause.message;
+  if (typeof cause === 'string') return cause;
+  return error.message;
 };
 
 /**
@@ -33,7 +34,7 @@ export const createStorageFailureLog = (
   let reported: string | undefined;
   return {
     failed(error) {
-      const reason = causeOf(error);
+      const reason = reasonOf(error);
       if (reason === reported) return;
       reported = reason;
       report(`storage failing, answering 503 until it recovers: ${reason}`, error);
