@@ -2,13 +2,15 @@
 import type { ErrorCode, ErrorDetail } from '../schemas/ErrorBody.js';
 
 /**
- * A code the client reports: one of the service's own Error codes, or one of two the
+ * A code the client reports: one of the service's own Error codes, or one of those the
  * client adds for failures that never produced an Error body.
- * - `network_error` (status 0): the request did not complete (refused, reset, DNS, abort).
+ * - `network_error` (status 0): the request did not complete (refused, reset, DNS).
+ * - `timeout` (status 0): no answer within the client's `timeout`, on every try.
+ * - `aborted` (status 0): the caller's `signal` aborted the call.
  * - `invalid_response`: an answer that is not what the interface promises (not JSON, not
  *   an Error body on a failure, not an animal on a success, a link to another origin).
  */
-export type ClientErrorCode = ErrorCode | 'network_error' | 'invalid_response';
+export type ClientErrorCode = ErrorCode | 'network_error' | 'timeout' | 'aborted' | 'invalid_response';
 
 /** What an AnimalStoreClientError carries: the Error body's fields. */
 export interface ClientErrorBody {
