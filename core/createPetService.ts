@@ -9,12 +9,13 @@ import { type CorsOptions, createCors } from './http/cors.js';
 import { createRateLimiter, type RateLimitOptions } from './http/createRateLimiter.js';
 import { createResponder } from './http/createResponder.js';
 import { deprecationHeaders, SUNSET_TIME } from './http/deprecation.js';
-import { DOCS_ASSET_NAMES, DOCS_CONTENT_SECURITY_POLICY, DOCS_START_SCRIPT, type DocsAssets, docsPage } from './http/docsPage.js';
+import type { DocsAssets } from './http/docsPage.js';
 import { createEntityTagger } from './http/entityTags.js';
-import { createOpenApiDocument } from './http/openApiDocument.js';
 import type { PetStorage } from './PetStorage.js';
 import { createDeprecationTracker, type DeprecatedUse } from './routing/createDeprecationTracker.js';
-import { createRouter, normaliseBasePath, type Route, type RouteHandler, type RouteMatch } from './routing/createRouter.js';
+import { createRouter, normaliseBasePath, type Route, type RouteMatch } from './routing/createRouter.js';
+import { docsAssetRoute, docsRoute, openApiRoute } from './routing/documentRoutes.js';
+import { healthRoute } from './routing/healthRoute.js';
 import { createPetRoute, getPetRoute, listPetsRoute } from './routing/petRoutes.js';
 
 export type { DeprecatedUse } from './routing/createDeprecationTracker.js';
@@ -150,45 +151,7 @@ export const createPetService = (options: PetServiceOptions): PetService => {
       : { idempotencyKeyLifetimeSeconds: options.idempotency.keyLifetimeSeconds }),
   });
 
-  // The document names its server by the base clients see, mount path included: one per base.
-  const openApiDocuments = new Map<string, string>();
-  const openApiDocument: RouteHandler = async ({ base, respond, headers }) => {
-    let document = openApiDocuments.get(base);
-    if (document === undefined) {
-      document = JSON.stringify(createOpenApiDocument(base));
-      openApiDocuments.set(base, document);
-    }
-    return respond.jsonText(200, document, headers);
-  };
-
-  const checkHealth: RouteHandler = async ({ respond, headers }) => {
-    const state = (await storage.checkHealth?.()) ?? { ok: true };
-    if (!state.ok) throw new AnimalStoreError('storage_unavailable', `The storage cannot take writes: ${state.reason}`);
-    storageFailures.succeeded();
-    return respond.json(200, { status: 'ok' }, { ...headers, 'cache-control': 'no-store' });
-  };
-
-  const docs: RouteHandler = async ({ base, respond, headers }) =>
-    respond.body(200, docsPage(base, docsAssets !== undefined), {
-      ...headers,
-      'content-type': 'text/html; charset=utf-8',
-      'cache-control': 'no-cache',
-      'content-security-policy': DOCS_CONTENT_SECURITY_POLICY,
-    });
-  const docsAsset: RouteHandler = async ({ asset = '', respond, headers }) => {
-    if (asset === 'start.js' && docsAssets) {
-      return respond.body(200, DOCS_START_SCRIPT, {
-        ...headers,
-        'content-type': 'text/javascript; charset=utf-8',
-        'cache-control': 'no-cache',
-      });
-    }
-    const file = docsAssets && (DOCS_ASSET_NAMES as readonly string[]).includes(asset) ? await docsAssets(asset) : undefined;
-    if (!file) throw new AnimalStoreError('not_found', 'The reference page has no such file.');
-    return respond.body(200, file.body, { ...headers, 'content-type': file.type, 'cache-control': 'public, max-age=3600' });
-  };
-
-  const health: Route = { methods: { GET: checkHealth }, public: true };
+  const health: Route = { methods: { GET: healthRoute(storage, storageFailures) }, public: true };
   const router = createRouter(basePath, {
     pets: {
       methods: {
@@ -197,9 +160,9 @@ export const createPetService = (options: PetServiceOptions): PetService => {
       },
     },
     pet: { methods: { GET: getPetRoute(catalogue, tagOf) }, deprecated: true },
-    openApi: { methods: { GET: openApiDocument }, public: true },
-    docs: { methods: { GET: docs }, public: true },
-    docsAsset: { methods: { GET: docsAsset }, public: true },
+    openApi: { methods: { GET: openApiRoute() }, public: true },
+    docs: { methods: { GET: docsRoute(docsAssets) }, public: true },
+    docsAsset: { methods: { GET: docsAssetRoute(docsAssets) }, public: true },
     health,
   });
 
