@@ -3,6 +3,7 @@
  * JSON data file), beside the in-memory one.
  */
 export { createMemoryStorage, type MemoryStorage } from '../storage/createMemoryStorage.js';
+export type { CommitObserver, CommitReport } from '../storage/GroupCommit.js';
 export { DataFileError, DataFileLockedError, type DataFileOwner } from '../storage/jsonFile/DataFileError.js';
 export { type JsonFileStorage, type JsonFileStorageOptions, openJsonFileStorage } from '../storage/jsonFile/openJsonFileStorage.js';
 export { type AnimalStoreServer, nodeSha256, type ServeOptions, serve } from './node/serve.js';

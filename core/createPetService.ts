@@ -3,6 +3,7 @@ import { AnimalStoreError, isAnimalStoreError } from './AnimalStoreError.js';
 import { createBearerCheck } from './auth/bearer.js';
 import type { Catalogue } from './catalogue/Catalogue.js';
 import { buildCatalogue } from './catalogue/createCatalogue.js';
+import { createRequestIds } from './createRequestIds.js';
 import { createStorageFailureLog } from './createStorageFailureLog.js';
 import { type Sha256, webCryptoSha256 } from './digest.js';
 import { type CorsOptions, createCors } from './http/cors.js';
@@ -25,7 +26,16 @@ export interface AccessLogEntry {
   method: string;
   path: string;
   status: number;
+  /** How long the service took, in milliseconds, with sub-millisecond precision. */
   milliseconds: number;
+  /**
+   * The interface's name of what was asked (`listPets`, `createPet`, `getPet`,
+   * `getOpenApiDocument`, `getReference`, `checkHealth`), or `undefined` for anything else
+   * (an unknown path, another method, a preflight).
+   */
+  operation: string | undefined;
+  /** The request's id, when the service gives ids (see `requestIds`). */
+  requestId?: string;
 }
 
 /** Where the service reports; every member is optional. */
@@ -46,8 +56,14 @@ export interface PetServiceOptions {
   keys: readonly string[];
   /** The path the operations live under; `/v1` by default. */
   basePath?: string;
-  /** Milliseconds from some fixed point, for the access log's timings; `Date.now` by default. */
+  /** Milliseconds from some fixed point, for the access log's timings; `performance.now` by default. */
   clock?: () => number;
+  /**
+   * Gives every request an id: the caller's `X-Request-Id` when it is a safe token (1 to 128
+   * letters, digits and `._:-`), else a new one; the answer carries it in `X-Request-Id` and
+   * the access log in `requestId`. Off by default.
+   */
+  requestIds?: boolean;
   /**
    * The wall clock, in milliseconds since the epoch; `Date.now` by default. It decides when
    * Idempotency-Keys expire, rate-limit windows, and when the deprecated getPet is gone.
@@ -126,7 +142,8 @@ const parseRequestUrl = (url: string): URL => {
 export const createPetService = (options: PetServiceOptions): PetService => {
   const basePath = normaliseBasePath(options.basePath ?? '/v1');
   const sha256 = options.sha256 ?? webCryptoSha256;
-  const clock = options.clock ?? Date.now;
+  const clock = options.clock ?? (() => performance.now());
+  const requestIds = options.requestIds ? createRequestIds() : undefined;
   const now = options.now ?? Date.now;
   const logger = options.logger ?? {};
   const warn = logger.warn ?? ((message: string) => console.warn(message));
@@ -151,17 +168,18 @@ export const createPetService = (options: PetServiceOptions): PetService => {
       : { idempotencyKeyLifetimeSeconds: options.idempotency.keyLifetimeSeconds }),
   });
 
-  const health: Route = { methods: { GET: healthRoute(storage, storageFailures) }, public: true };
+  const health: Route = { operations: { GET: 'checkHealth' }, methods: { GET: healthRoute(storage, storageFailures) }, public: true };
   const router = createRouter(basePath, {
     pets: {
+      operations: { GET: 'listPets', POST: 'createPet' },
       methods: {
         GET: listPetsRoute(catalogue, tagOf),
         POST: createPetRoute(creation, { idempotencyKeyRequired: options.idempotency?.required ?? false }),
       },
     },
-    pet: { methods: { GET: getPetRoute(catalogue, tagOf) }, deprecated: true },
-    openApi: { methods: { GET: openApiRoute() }, public: true },
-    docs: { methods: { GET: docsRoute(docsAssets) }, public: true },
+    pet: { operations: { GET: 'getPet' }, methods: { GET: getPetRoute(catalogue, tagOf) }, deprecated: true },
+    openApi: { operations: { GET: 'getOpenApiDocument' }, methods: { GET: openApiRoute() }, public: true },
+    docs: { operations: { GET: 'getReference' }, methods: { GET: docsRoute(docsAssets) }, public: true },
     docsAsset: { methods: { GET: docsAssetRoute(docsAssets) }, public: true },
     health,
   });
@@ -177,6 +195,8 @@ export const createPetService = (options: PetServiceOptions): PetService => {
     // The headers every answer to this request carries, success or error: CORS from the
     // start; rate limits and the route's own (deprecation) once the caller holds a key.
     let headers = cors.headersFor(request) ?? {};
+    const requestId = requestIds?.idOf(request.headers.get('x-request-id'));
+    if (requestId !== undefined) headers = { ...headers, 'x-request-id': requestId };
     let match: RouteMatch | undefined;
     let response: Response;
     try {
@@ -230,7 +250,12 @@ export const createPetService = (options: PetServiceOptions): PetService => {
       if (isAnimalStoreError(error) && error.code === 'storage_unavailable' && match?.route !== health) storageFailures.failed(error);
       response = respond.error(error, `${request.method} ${path}`, headers);
     }
-    logger.access?.({ method: request.method, path, status: response.status, milliseconds: clock() - started });
+    if (logger.access) {
+      const operation = match && (method === 'GET' || method === 'POST') ? match.route.operations?.[method] : undefined;
+      const entry: AccessLogEntry = { method: request.method, path, status: response.status, milliseconds: clock() - started, operation };
+      if (requestId !== undefined) entry.requestId = requestId;
+      logger.access(entry);
+    }
     return response;
   }) as PetService;
   service.catalogue = catalogue;

@@ -18,6 +18,11 @@ export interface Fault {
   message?: string;
   /** How many calls the fault affects; every call, until cleared, when left out. */
   times?: number;
+  /**
+   * For a 503 or 429 fault, the seconds its Retry-After asks a client to wait; 0 by default,
+   * so clients that retry (the typed client does) try again at once and tests stay fast.
+   */
+  retryAfterSeconds?: number;
 }
 
 /** A storage with faults that can be injected and cleared. */
@@ -53,6 +58,7 @@ export const withFaults = (storage: PetStorage): FaultyStorage => {
       if (fault.error) {
         throw new AnimalStoreError(fault.error, fault.message ?? `${operation} failed with ${fault.error}, as injected by the test.`, {
           cause: { [INJECTED]: true },
+          headers: { 'retry-after': String(fault.retryAfterSeconds ?? 0) },
         });
       }
     }
@@ -79,6 +85,9 @@ export const withFaults = (storage: PetStorage): FaultyStorage => {
     inject(fault) {
       if (fault.times !== undefined && !(Number.isInteger(fault.times) && fault.times >= 1)) {
         throw new RangeError(`A fault's times must be a whole number of 1 or more, not ${fault.times}.`);
+      }
+      if (fault.retryAfterSeconds !== undefined && !(Number.isInteger(fault.retryAfterSeconds) && fault.retryAfterSeconds >= 0)) {
+        throw new RangeError(`A fault's retryAfterSeconds must be a whole number of 0 or more, not ${fault.retryAfterSeconds}.`);
       }
       if (fault.latency !== undefined && !(fault.latency >= 0)) {
         throw new RangeError(`A fault's latency must be 0 or more milliseconds, not ${fault.latency}.`);

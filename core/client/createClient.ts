@@ -193,7 +193,11 @@ export const createClient = (options: ClientOptions): AnimalStoreClient => {
   const getJson = async (url: string, callOptions?: CallOptions): Promise<{ value: unknown; link: string | null; status: number }> => {
     const cached = cache?.get(url);
     const response = await call(url, cached ? { headers: { 'if-none-match': cached.etag } } : {}, callOptions);
-    if (response.status === 304 && cached) return { value: parseJson(cached.text, response), link: cached.link, status: 200 };
+    if (response.status === 304 && cached) {
+      // Read the (empty) body, so the connection is free again and no tool counts the answer as cancelled.
+      await response.arrayBuffer();
+      return { value: parseJson(cached.text, response), link: cached.link, status: 200 };
+    }
     const text = await response.text();
     const etag = response.headers.get('etag');
     const link = response.headers.get('link');

@@ -8,7 +8,7 @@ export interface CorsOptions {
 
 /** Headers a browser script may read from our answers. */
 const EXPOSED =
-  'Link, Location, ETag, Deprecation, Sunset, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed';
+  'Link, Location, ETag, Deprecation, Sunset, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed, X-Request-Id';
 
 /** Request headers a browser script may send. */
 const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, If-None-Match';

@@ -30,7 +30,11 @@ const parameter = (name: string) => ({ $ref: `#/components/parameters/${name}` }
 /** The headers of every authenticated answer when rate limits are on. */
 const rateLimitHeaders = { RateLimit: header('RateLimit'), 'RateLimit-Policy': header('RateLimit-Policy') };
 /** The headers of every answer. */
-const everyAnswer = { 'X-Content-Type-Options': header('X-Content-Type-Options'), 'Cache-Control': header('Cache-Control') };
+const everyAnswer = {
+  'X-Content-Type-Options': header('X-Content-Type-Options'),
+  'Cache-Control': header('Cache-Control'),
+  'X-Request-Id': header('X-Request-Id'),
+};
 
 /** An Error answer; after authentication it carries the rate-limit fields too (when they are on). */
 const errorResponse = (description: string, headers?: Record<string, unknown>, { authenticated = true } = {}) => ({
@@ -76,6 +80,11 @@ const notModified = (headers: Record<string, unknown> = {}) => ({
 const components = {
   headers: {
     'X-Content-Type-Options': { description: 'Always nosniff.', schema: { type: 'string', const: 'nosniff' } },
+    'X-Request-Id': {
+      description:
+        "The request's id, when the server gives ids: the caller's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -, else a new one.",
+      schema: { type: 'string' },
+    },
     'Cache-Control': {
       description: 'private, no-cache on successful authenticated answers (revalidate with If-None-Match); no-store on errors.',
       schema: { type: 'string' },

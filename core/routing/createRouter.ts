@@ -10,6 +10,8 @@ export type RouteMethods = Partial<Record<'GET' | 'POST', RouteHandler>>;
 /** A path of the service and what holds for it. */
 export interface Route {
   methods: RouteMethods;
+  /** The interface's name of each method's operation (`listPets`), for logs and metrics. */
+  operations?: Partial<Record<'GET' | 'POST', string>>;
   /** Answers without a credential (the OpenAPI document, the liveness probe). */
   public?: boolean;
   /** Answers carry the deprecation headers and calls are counted per key. */

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import type { IdempotentCreate, PetStorage } from '../../core/PetStorage.js';
-import { GroupCommit } from '../GroupCommit.js';
+import { type CommitObserver, GroupCommit } from '../GroupCommit.js';
 import { IdempotencyKeys } from '../IdempotencyKeys.js';
 import { PetIndex } from '../PetIndex.js';
 import { DataFileError } from './DataFileError.js';
@@ -17,6 +17,8 @@ import { watchDataFile } from './watchDataFile.js';
 export interface JsonFileStorageOptions {
   /** The data file; created, with its folders, when missing. */
   file: string;
+  /** Told of every durable write: how many creates it held and how long it took (for metrics). */
+  onCommit?: CommitObserver;
 }
 
 /** A storage kept in a JSON data file. */
@@ -53,11 +55,11 @@ const realPathOf = async (fs: FileSystem, file: string): Promise<string> => {
  * invalid one refuses creates until it is repaired, and no edit is ever overwritten. Its
  * `checkHealth` says whether creates can be stored now.
  */
-export const openJsonFileStorage = ({ file }: JsonFileStorageOptions): Promise<JsonFileStorage> =>
-  openJsonFileStorageOn(file, nodeFileSystem);
+export const openJsonFileStorage = ({ file, onCommit }: JsonFileStorageOptions): Promise<JsonFileStorage> =>
+  openJsonFileStorageOn(file, nodeFileSystem, onCommit);
 
 /** `openJsonFileStorage` over the given file functions (tests pass ones that fail on demand). */
-export const openJsonFileStorageOn = async (given: string, fs: FileSystem): Promise<JsonFileStorage> => {
+export const openJsonFileStorageOn = async (given: string, fs: FileSystem, onCommit?: CommitObserver): Promise<JsonFileStorage> => {
   const file = path.resolve(given);
   const dangling = await findDanglingLink(fs, file);
   if (dangling) {
@@ -132,7 +134,7 @@ export const openJsonFileStorageOn = async (given: string, fs: FileSystem): Prom
     }
     return results;
   };
-  const writes = new GroupCommit(commit);
+  const writes = new GroupCommit(commit, onCommit);
   let closing: Promise<void> | undefined;
   const submit = (entry: NewEntry) => {
     if (closing) throw new AnimalStoreError('storage_unavailable', 'The store is shutting down, so the animal was not stored.');

@@ -138,6 +138,17 @@ describe('injected faults', () => {
     const pets = createTestCatalogue();
     expect(() => pets.inject({ operation: 'getPet', error: 'not_found', times: 0 })).toThrow(RangeError);
     expect(() => pets.inject({ operation: 'getPet', latency: -1 })).toThrow(RangeError);
+    expect(() => pets.inject({ operation: 'getPet', error: 'storage_unavailable', retryAfterSeconds: 1.5 })).toThrow(RangeError);
+  });
+
+  it('asks clients to retry an injected 503 at once, unless the fault says how long to wait', async () => {
+    const pets = createTestCatalogue({ seed: SEED });
+    pets.inject({ operation: 'listPets', error: 'storage_unavailable', times: 1 });
+    const immediate = await pets.fetch('/v1/pets', { headers: { authorization: `Bearer ${pets.apiKey}` } });
+    expect([immediate.status, immediate.headers.get('retry-after')]).toEqual([503, '0']);
+    pets.inject({ operation: 'listPets', error: 'storage_unavailable', retryAfterSeconds: 7, times: 1 });
+    const later = await pets.fetch('/v1/pets', { headers: { authorization: `Bearer ${pets.apiKey}` } });
+    expect([later.status, later.headers.get('retry-after')]).toEqual([503, '7']);
   });
 });
 

@@ -159,3 +159,19 @@ describe('JSON-file storage group commit', () => {
     expect(fs.readdirSync(path.dirname(file))).toEqual(['animals.json']);
   });
 });
+
+describe('JSON-file storage commit reports', () => {
+  it('Should tell an observer of each durable write: its size, its time, and whether it held', async () => {
+    const reports: Array<{ size: number; seconds: number; ok: boolean }> = [];
+    const folder = tempFolder();
+    const { fs: controlled, control } = createControlledFileSystem(folder);
+    const storage = await openJsonFileStorageOn(path.join(folder, 'animals.json'), controlled, (report) => reports.push(report));
+    await Promise.all(Array.from({ length: 5 }, (_, offset) => storage.create(pet(`Pet ${offset}`))));
+    control.plans.set(control.writes + 1, { failOpen: true });
+    await expect(storage.create(pet('Doomed'))).rejects.toMatchObject({ code: 'storage_unavailable' });
+    expect(reports.reduce((total, report) => total + (report.ok ? report.size : 0), 0)).toBe(5);
+    expect(reports.at(-1)).toMatchObject({ size: 1, ok: false });
+    for (const report of reports) expect(report.seconds).toBeGreaterThanOrEqual(0);
+    await storage.close();
+  });
+});
