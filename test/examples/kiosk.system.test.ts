@@ -47,7 +47,18 @@ describe('examples/kiosk servers', () => {
     expect(await html.text()).toContain('<script type="module" src="kiosk.js">');
     expect((await fetch(`${pageUrl}kiosk.js`)).headers.get('content-type')).toMatch(/^text\/javascript/);
     expect((await fetch(`${pageUrl}describeFailure.js`)).headers.get('content-type')).toMatch(/^text\/javascript/);
-    expect(await (await fetch(`${pageUrl}config.json`)).json()).toEqual({ apiBase, apiKey: 'kiosk-test-key-0001', pageSize: 4 });
+    // The package's client, bundled at start into one module the browser can import as it is.
+    const client = await fetch(`${pageUrl}animal-store-client.js`);
+    expect(client.headers.get('content-type')).toMatch(/^text\/javascript/);
+    const clientModule = await client.text();
+    expect(clientModule).toMatch(/export\s*\{[^}]*\bcreateClient\b[^}]*\bisAnimalStoreClientError\b/);
+    expect(clientModule).not.toMatch(/^\s*import\b|\brequire\(/m);
+    expect(await (await fetch(`${pageUrl}config.json`)).json()).toEqual({
+      apiBase,
+      apiKey: 'kiosk-test-key-0001',
+      pageSize: 4,
+      refreshSeconds: 30,
+    });
     expect((await fetch(`${pageUrl}server.ts`)).status).toBe(404);
   });
 
@@ -57,10 +68,14 @@ describe('examples/kiosk servers', () => {
     expect(allowed.status).toBe(204);
     expect(allowed.headers.get('access-control-allow-origin')).toBe(pageOrigin);
     expect(allowed.headers.get('access-control-allow-headers')).toMatch(/authorization/i);
+    // The client sends these to retry a create safely and to revalidate a page.
+    expect(allowed.headers.get('access-control-allow-headers')).toMatch(/idempotency-key/i);
+    expect(allowed.headers.get('access-control-allow-headers')).toMatch(/if-none-match/i);
 
     const listed = await fetch(`${apiBase}/pets?limit=4`, { headers: { origin: pageOrigin, authorization: 'Bearer kiosk-test-key-0001' } });
     expect(listed.headers.get('access-control-allow-origin')).toBe(pageOrigin);
     expect(listed.headers.get('access-control-expose-headers')).toMatch(/\bLink\b/);
+    expect(listed.headers.get('access-control-expose-headers')).toMatch(/\bETag\b/);
     expect(listed.headers.get('link')).toMatch(/rel="next"/);
   });
 
