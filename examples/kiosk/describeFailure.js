@@ -1,25 +1,14 @@
 /**
  * @module Words a failed call to the catalogue for the person at the kiosk: what did not
- * happen, why in plain words, and what to do next. The API's own messages name fields
- * (`categoryId`) and limits (9007199254740991) for programmers, so the page never shows them;
- * it reads only the answer's status, the Error body's `code` and the `path` of each detail,
- * which are stable, and looks at what the form sent to say which rule was broken.
+ * happen, why in plain words, and what to do next. The package's client reports every
+ * failure as an AnimalStoreClientError; its message names fields (`categoryId`) and limits
+ * (9007199254740991) for programmers, so the page never shows it. It reads only the error's
+ * `status` (0 when no answer came), `code` and the `path` of each of its `details`, which are
+ * stable, and looks at what the form sent to say which rule was broken.
  */
+import { isAnimalStoreClientError } from './animal-store-client.js';
 
-/** @typedef {{ code: string, message: string, status: number, details?: { path: string, message: string }[] }} ErrorBody */
-
-/** A call to the catalogue that did not succeed: the answer's status and Error body, or no answer at all. */
-export class ApiFailure extends Error {
-  /**
-   * @param {number | undefined} status The HTTP status, or undefined when no answer came (network down, CORS refused).
-   * @param {ErrorBody | undefined} body The Error body, when the answer carried one.
-   */
-  constructor(status, body) {
-    super(status === undefined ? 'no answer from the catalogue' : `the catalogue answered ${status}`);
-    this.status = status;
-    this.body = body;
-  }
-}
+/** What the page reads of a failed call. @typedef {{ code: string, status: number, details?: { path: string, message: string }[] }} ClientFailure */
 
 /** The longest name the catalogue accepts, in characters (decisions: "1 to 200 characters"). */
 const NAME_MAX_LENGTH = 200;
@@ -46,26 +35,30 @@ const describeField = (path, sent) => {
   return 'Something else in the form was not accepted. Please reload the page and try again.';
 };
 
+/** Why no answer came, after every retry: too slow, or not reachable. @param {ClientFailure} failure @returns {string} */
+const describeSilence = (failure) =>
+  failure.code === 'timeout' ? 'The catalogue is taking too long to answer' : 'The catalogue cannot be reached right now';
+
 /**
  * Why a call failed and what to do, after the sentence saying what did not happen.
- * @param {ApiFailure} failure @returns {string}
+ * @param {ClientFailure} failure @returns {string}
  */
 const describeCause = (failure) => {
-  const { status, body } = failure;
-  if (status === undefined) return 'The catalogue cannot be reached right now. Please check the connection and try again in a moment.';
+  const { status, code } = failure;
+  if (status === 0) return `${describeSilence(failure)}. Please check the connection and try again in a moment.`;
   if (status === 401) return "This kiosk's key was not accepted. Please ask a manager to check the kiosk settings.";
-  if (status === 429 || body?.code === 'rate_limited') return 'The catalogue is busy. Please wait a moment and try again.';
+  if (status === 429 || code === 'rate_limited') return 'The catalogue is busy. Please wait a moment and try again.';
   if (status >= 500) return 'The catalogue is not answering properly right now. Please try again in a moment.';
   return 'Something went wrong between the kiosk and the catalogue. Please reload the page and try again; if it keeps happening, ask a manager.';
 };
 
 /**
- * Words a failed list call. A refused request (400: a page link the catalogue no longer
+ * Words a failed list call. A refused request (400: a page's cursor the catalogue no longer
  * accepts) is retried from the first page, which the sentence says.
  * @param {unknown} failure @returns {string}
  */
 export const describeListFailure = (failure) => {
-  if (!(failure instanceof ApiFailure)) return 'The animals could not be shown. Please reload the page.';
+  if (!isAnimalStoreClientError(failure)) return 'The animals could not be shown. Please reload the page.';
   if (failure.status === 400) return 'This page of the list could not be shown. Press "Try again" to start again from the first page.';
   return `The animals could not be loaded. ${describeCause(failure)}`;
 };
@@ -76,22 +69,25 @@ export const describeListFailure = (failure) => {
  * @returns {{ message: string, fields: { path: string, message: string }[] }}
  */
 export const describeCreateFailure = (failure, sent) => {
-  if (!(failure instanceof ApiFailure))
+  if (!isAnimalStoreClientError(failure))
     return { message: 'The animal may not have been added. Please reload the page to check.', fields: [] };
-  if (failure.body?.code === 'validation_failed') {
-    const paths = [...new Set((failure.body.details ?? []).map((detail) => detail.path))];
+  if (failure.code === 'validation_failed') {
+    const paths = [...new Set((failure.details ?? []).map((detail) => detail.path))];
     return {
       message: 'The animal was not added. Please check the form:',
       fields: paths.map((path) => ({ path, message: describeField(path, sent) })),
     };
   }
-  // Without an answer nobody knows whether the catalogue stored it: say so rather than guess.
-  if (failure.status === undefined) {
+  // Without an answer, even after the client's retries, nobody knows whether the catalogue
+  // stored it: say so rather than guess. Sending the same animal again is safe (same key).
+  if (failure.status === 0) {
     return {
-      message:
-        'The catalogue cannot be reached right now, so the animal may not have been added. Please check the list, and try again in a moment if it is missing.',
+      message: `${describeSilence(failure)}, so the animal may not have been added. Please check the list, and try again in a moment if it is missing.`,
       fields: [],
     };
+  }
+  if (failure.code === 'idempotency_conflict') {
+    return { message: 'The catalogue is still adding this animal. Please check the list in a moment before adding it again.', fields: [] };
   }
   return { message: `The animal was not added. ${describeCause(failure)}`, fields: [] };
 };

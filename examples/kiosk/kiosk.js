@@ -1,15 +1,24 @@
 /**
  * @module The kiosk page's script: lists animals from the catalogue API with a status
- * filter and paging, and adds animals through the form. Plain browser JavaScript, no build.
+ * filter and paging, keeps the page on screen fresh, and adds animals through the form.
+ * Plain browser JavaScript with no build of its own; the package's typed client comes from
+ * the page's server, bundled into animal-store-client.js.
  *
- * Paging follows the API's `Link: <…>; rel="next"` header, which the API exposes to this
- * origin through CORS; its URL is relative to the API, not to this page. Failures are worded
- * for the person at the kiosk by describeFailure.js. Animal names come from users, so they
- * are only ever inserted as text, never as HTML.
+ * The client does the HTTP: it pages by the `next` query that the API's `Link` header names
+ * (exposed to this origin through CORS); it tries again after failures that may pass (no
+ * answer, a timeout, 502/503/504, a create still in flight, a short rate limit), and a
+ * create keeps its Idempotency-Key on every try, so a dropped connection never adds an
+ * animal twice; it asks for a page it has shown before with If-None-Match, so refreshing an
+ * unchanged page costs a bodiless 304. Failures are worded for the person at the kiosk by
+ * describeFailure.js. Animal names come from users, so they are only ever inserted as text,
+ * never as HTML.
  */
-import { ApiFailure, describeCreateFailure, describeListFailure } from './describeFailure.js';
+import { createClient, isAnimalStoreClientError } from './animal-store-client.js';
+import { describeCreateFailure, describeListFailure } from './describeFailure.js';
 
 /** @typedef {{ id: number, name: string, categoryId: number, status: string }} Pet */
+/** A page's query as the client takes it. @typedef {{ limit: number, status?: string, cursor?: string }} PetsQuery */
+/** A page as the client answers it: the animals, and the next page's query while more remain. @typedef {{ pets: Pet[], next?: PetsQuery }} PetPage */
 
 /** @param {string} id */
 const byId = (id) => /** @type {any} */ (document.getElementById(id));
@@ -38,39 +47,43 @@ const elements = {
 /** How the statuses read on screen. */
 const STATUS_WORDS = /** @type {Record<string, string>} */ ({ available: 'Available', pending: 'Pending', sold: 'Sold' });
 
-/** The page's settings from its own server: `{ apiBase, apiKey, pageSize }`, or undefined if they could not be read. */
+/**
+ * The page's settings from its own server: `{ apiBase, apiKey, pageSize, refreshSeconds }`,
+ * or undefined if they could not be read.
+ */
 const config = await fetch('config.json')
   .then((response) => (response.ok ? response.json() : undefined))
   .catch(() => undefined);
 
 /**
- * Calls the API with the kiosk's key. Resolves with the response when it succeeded, else
- * throws an ApiFailure with the status and Error body (or none, when no answer came).
- * @param {string} url @param {RequestInit} [init]
+ * Milliseconds one try of a call may take before the client abandons it and tries again:
+ * a small JSON answer takes far less even on a weak Wi-Fi, and the client's four tries give up
+ * within about 35 seconds.
  */
-const callApi = async (url, init = {}) => {
-  const headers = new Headers(init.headers);
-  headers.set('authorization', `Bearer ${elements.apiKey.value}`);
-  let response;
-  try {
-    response = await fetch(url, { ...init, headers });
-  } catch {
-    throw new ApiFailure(undefined, undefined);
-  }
-  if (response.ok) return response;
-  throw new ApiFailure(response.status, await response.json().catch(() => undefined));
+const TRY_TIMEOUT = 8_000;
+
+/** Seconds between two refreshes of the page on screen when config.json does not say. */
+const DEFAULT_REFRESH_SECONDS = 30;
+
+/** The client for the key in the settings; made again when the key changes. */
+/** @type {ReturnType<typeof createClient>} */
+let client;
+
+/** Makes the client for the API key the settings hold now. */
+const connect = () => {
+  client = createClient({ baseUrl: config.apiBase, apiKey: elements.apiKey.value, timeout: TRY_TIMEOUT });
 };
 
-/** The `rel="next"` target of a Link header, made absolute against the API, if any. @param {string | null} link */
-const nextPageUrl = (link) => {
-  for (const [, target, params] of (link ?? '').matchAll(/<([^>]*)>([^,]*)/g)) {
-    if (/;\s*rel="?next"?/i.test(params)) return new URL(target, config.apiBase).href;
-  }
-  return undefined;
+/**
+ * What the list shows: the query of the page shown, its number, the next page's query, and
+ * the animals as last drawn (so a refresh that brings nothing new draws nothing).
+ */
+const view = {
+  query: /** @type {PetsQuery | undefined} */ (undefined),
+  number: 1,
+  next: /** @type {PetsQuery | undefined} */ (undefined),
+  drawn: '',
 };
-
-/** What the list shows: the page being shown, its number, and the next page's URL. */
-const view = { url: '', number: 1, next: /** @type {string | undefined} */ (undefined) };
 
 /** What "Try again" does after the list failed. */
 let retryList = () => location.reload();
@@ -107,49 +120,124 @@ const renderPets = (pets) => {
 };
 
 /**
+ * Gives an element's property a value unless it has it already: what does not change is not
+ * touched, so a refresh that brings nothing new moves nothing on screen.
+ * @param {any} element @param {string} property @param {unknown} value
+ */
+const put = (element, property, value) => {
+  if (element[property] !== value) element[property] = value;
+};
+
+/**
  * Marks the list as loading or not. The pager waits for the page it acts on; the filter
  * stays usable, and only the newest request is shown.
  * @param {boolean} loading
  */
 const setListLoading = (loading) => {
-  elements.pets.setAttribute('aria-busy', String(loading));
-  elements.listLoading.hidden = !loading;
-  elements.retryList.disabled = loading;
-  elements.firstPage.disabled = loading || view.number === 1;
-  elements.nextPage.disabled = loading || view.next === undefined;
-  elements.pageLabel.textContent = `Page ${view.number}`;
+  if (elements.pets.getAttribute('aria-busy') !== String(loading)) elements.pets.setAttribute('aria-busy', String(loading));
+  put(elements.listLoading, 'hidden', !loading);
+  put(elements.retryList, 'disabled', loading);
+  put(elements.firstPage, 'disabled', loading || view.number === 1);
+  put(elements.nextPage, 'disabled', loading || view.next === undefined);
+  put(elements.pageLabel, 'textContent', `Page ${view.number}`);
 };
 
-/** Counts list requests, so an answer overtaken by a newer request is dropped. */
-let latestListRequest = 0;
+/**
+ * The list request on its way, if any, and whether it is a refresh. Only the newest one's
+ * answer is shown.
+ * @type {{ controller: AbortController, refreshing: boolean } | undefined}
+ */
+let listCall;
 
-/** Shows the page at `url` as page number `number`. @param {string} url @param {number} number */
-const showPage = async (url, number) => {
-  const request = ++latestListRequest;
+/**
+ * Starts a list request. A page the person asked for and no longer wants is cancelled, with
+ * the client's retries; a refresh on its way is left to end (it is mostly a bodiless 304) and
+ * its answer dropped. @param {boolean} refreshing
+ */
+const startListCall = (refreshing) => {
+  if (listCall && !listCall.refreshing) listCall.controller.abort();
+  listCall = { controller: new AbortController(), refreshing };
+  return listCall;
+};
+
+/**
+ * Takes in a page that arrived, drawing the rows only when its animals differ from those on
+ * screen. @param {PetsQuery} query @param {number} number @param {PetPage} page
+ */
+const showList = (query, number, page) => {
+  const drawn = JSON.stringify(page.pets);
+  if (drawn !== view.drawn) renderPets(page.pets);
+  Object.assign(view, { query, number, next: page.next, drawn });
+  put(elements.listError, 'hidden', true);
+};
+
+/**
+ * Shows why the list could not be loaded, and makes "Try again" ask again (from the first
+ * page when the catalogue refused the page's query). Leaves an identical message untouched.
+ * @param {unknown} failure @param {PetsQuery} query @param {number} number
+ */
+const showListFailure = (failure, query, number) => {
+  retryList = isAnimalStoreClientError(failure) && failure.status === 400 ? () => showPage(firstQuery(), 1) : () => showPage(query, number);
+  const message = describeListFailure(failure);
+  put(elements.listErrorMessage, 'textContent', message);
+  put(elements.listError, 'hidden', false);
+};
+
+/** Shows the page of `query` as page number `number`. @param {PetsQuery} query @param {number} number */
+const showPage = async (query, number) => {
+  const call = startListCall(false);
   // Disabling the pressed button drops its focus; give it back once the page is shown.
   const focused = document.activeElement;
   setListLoading(true);
-  let pets;
-  let link = null;
+  /** @type {PetPage} */
+  let page;
   try {
-    const response = await callApi(url);
-    pets = await response.json();
-    link = response.headers.get('link');
+    page = await client.listPets(query, { signal: call.controller.signal });
   } catch (failure) {
-    if (request !== latestListRequest) return;
-    retryList = failure instanceof ApiFailure && failure.status === 400 ? () => showPage(firstPageUrl(), 1) : () => showPage(url, number);
-    elements.listErrorMessage.textContent = describeListFailure(failure);
-    elements.listError.hidden = false;
+    if (call !== listCall) return;
+    listCall = undefined;
+    showListFailure(failure, query, number);
     setListLoading(false);
     restoreFocus(focused);
     return;
   }
-  if (request !== latestListRequest) return;
-  renderPets(pets);
-  Object.assign(view, { url, number, next: nextPageUrl(link) });
-  elements.listError.hidden = true;
+  if (call !== listCall) return;
+  listCall = undefined;
+  showList(query, number, page);
   setListLoading(false);
   restoreFocus(focused);
+};
+
+/**
+ * Asks again for the page on screen, quietly: no loading state, and nothing on screen touched
+ * unless it changed. The client sends the page's ETag, so an unchanged page comes back as a
+ * bodiless 304. Skipped while the person is loading a page, and while nobody can see it.
+ */
+const refresh = async () => {
+  if (listCall !== undefined || view.query === undefined || document.hidden) return;
+  const call = startListCall(true);
+  const { query, number } = view;
+  const focused = document.activeElement;
+  try {
+    const page = await client.listPets(query, { signal: call.controller.signal });
+    if (call !== listCall) return;
+    listCall = undefined;
+    showList(query, number, page);
+    setListLoading(false);
+    restoreFocus(focused);
+  } catch (failure) {
+    if (call !== listCall) return;
+    listCall = undefined;
+    // The rows stay, and the message says they may be out of date until a refresh works.
+    showListFailure(failure, query, number);
+  }
+};
+
+/** Refreshes the page on screen every `refreshSeconds`, one refresh at a time. */
+const keepFresh = () => {
+  const seconds = Number(config.refreshSeconds) > 0 ? Number(config.refreshSeconds) : DEFAULT_REFRESH_SECONDS;
+  const next = () => setTimeout(() => refresh().finally(next), seconds * 1000);
+  next();
 };
 
 /** Puts focus back on a control that loading disabled, or on the nearest pager button that still works. @param {Element | null} focused */
@@ -159,12 +247,10 @@ const restoreFocus = (focused) => {
   candidates.find((control) => control.isConnected && !(/** @type {HTMLButtonElement} */ (control).disabled))?.focus();
 };
 
-/** The first page for the chosen status filter. */
-const firstPageUrl = () => {
-  const url = new URL(`${config.apiBase}/pets`);
-  url.searchParams.set('limit', String(config.pageSize ?? 10));
-  if (elements.filter.value) url.searchParams.set('status', elements.filter.value);
-  return url.href;
+/** The first page for the chosen status filter. @returns {PetsQuery} */
+const firstQuery = () => {
+  const limit = Number(config.pageSize ?? 10);
+  return elements.filter.value ? { limit, status: elements.filter.value } : { limit };
 };
 
 /** Marks the form as sending or not: nothing can be changed or sent twice meanwhile. @param {boolean} sending */
@@ -193,6 +279,17 @@ const showCreateFailure = (failure, sent) => {
   elements.addError.hidden = false;
 };
 
+/** A fresh Idempotency-Key: 128 random bits in hex (getRandomValues works on plain-http kiosks too, unlike randomUUID). */
+const freshKey = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
+
+/**
+ * The last animal that was sent and not confirmed, with its Idempotency-Key. When nothing
+ * came back, nobody knows whether it was stored; sending the same animal again reuses the
+ * key, so the catalogue answers with the one it stored instead of adding a second.
+ * @type {{ payload: string, key: string } | undefined}
+ */
+let unconfirmed;
+
 /** Sends the form as a new animal and shows what came of it. */
 const addPet = async () => {
   const fields = new FormData(elements.form);
@@ -200,44 +297,51 @@ const addPet = async () => {
   const categoryId = sent.categoryId.trim();
   // Digits become a number; anything else goes as typed, and the API says what is wrong with it.
   const newPet = { name: sent.name, categoryId: /^\d+$/.test(categoryId) ? Number(categoryId) : categoryId, status: fields.get('status') };
+  const payload = JSON.stringify(newPet);
+  const idempotencyKey = unconfirmed?.payload === payload ? unconfirmed.key : freshKey();
   elements.addMessage.textContent = '';
   elements.addError.hidden = true;
   setSending(true);
+  /** @type {Pet} */
+  let pet;
   try {
-    const response = await callApi(`${config.apiBase}/pets`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(newPet),
-    });
-    /** @type {Pet} */
-    const pet = await response.json();
-    elements.form.reset();
-    for (const input of elements.form.querySelectorAll('[aria-invalid]')) input.removeAttribute('aria-invalid');
-    elements.addMessage.textContent = `Added ${pet.name} as #${pet.id}.`;
-    setSending(false);
-    elements.form.elements.namedItem('name')?.focus();
-    // Pages are stable, so reloading the page on screen shows the new animal if it falls there.
-    await showPage(view.url || firstPageUrl(), view.number);
+    // One call: the client retries what may pass with this same key.
+    pet = await client.createPet(/** @type {any} */ (newPet), { idempotencyKey });
   } catch (failure) {
+    unconfirmed = { payload, key: idempotencyKey };
     showCreateFailure(failure, sent);
     setSending(false);
     (elements.form.querySelector('[aria-invalid="true"]') ?? elements.addButton).focus();
+    return;
   }
+  unconfirmed = undefined;
+  elements.form.reset();
+  for (const input of elements.form.querySelectorAll('[aria-invalid]')) input.removeAttribute('aria-invalid');
+  elements.addMessage.textContent = `Added ${pet.name} as #${pet.id}.`;
+  setSending(false);
+  elements.form.elements.namedItem('name')?.focus();
+  // Pages are stable, so asking again for the page on screen shows the new animal if it falls there.
+  await showPage(view.query ?? firstQuery(), view.number);
 };
 
 if (config) {
   elements.apiKey.value = config.apiKey ?? '';
   elements.apiBase.textContent = config.apiBase;
-  elements.filter.addEventListener('change', () => showPage(firstPageUrl(), 1));
-  elements.firstPage.addEventListener('click', () => showPage(firstPageUrl(), 1));
+  connect();
+  elements.filter.addEventListener('change', () => showPage(firstQuery(), 1));
+  elements.firstPage.addEventListener('click', () => showPage(firstQuery(), 1));
   elements.nextPage.addEventListener('click', () => view.next && showPage(view.next, view.number + 1));
   elements.retryList.addEventListener('click', () => retryList());
-  elements.apiKey.addEventListener('change', () => showPage(firstPageUrl(), 1));
+  elements.apiKey.addEventListener('change', () => {
+    connect();
+    void showPage(firstQuery(), 1);
+  });
   elements.form.addEventListener('submit', (event) => {
     event.preventDefault();
     void addPet();
   });
-  await showPage(firstPageUrl(), 1);
+  await showPage(firstQuery(), 1);
+  keepFresh();
 } else {
   elements.listErrorMessage.textContent = 'The kiosk could not start. Please press "Try again" to reload the page.';
   elements.retryList.addEventListener('click', () => retryList());

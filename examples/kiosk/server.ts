@@ -1,24 +1,28 @@
 /**
  * @module Kiosk example: serves a small web page (index.html, kiosk.css, kiosk.js,
- * describeFailure.js) on one origin and the catalogue API on another port, with CORS
+ * describeFailure.js, and the package's typed client bundled at start as
+ * animal-store-client.js) on one origin and the catalogue API on another port, with CORS
  * allowing exactly the page's origin, as a shop's kiosk screen would have it. The page lists
- * animals with a status filter and paging, and adds animals through a form. The API keeps a
- * seeded catalogue in memory, so every start shows the same animals.
+ * animals with a status filter and paging, refreshes the shown page now and then, and adds
+ * animals through a form. The API keeps a seeded catalogue in memory, so every start shows
+ * the same animals.
  *
- * The page gets the API's address and a kiosk key from `/config.json`. Anything a browser
- * is given can be read by whoever sits at it, so give the kiosk its own key (accepted beside
- * the others and rotated on its own) and never an operator's key.
+ * The page gets the API's address, a kiosk key and how often to refresh from `/config.json`.
+ * Anything a browser is given can be read by whoever sits at it, so give the kiosk its own
+ * key (accepted beside the others and rotated on its own) and never an operator's key.
  *
  * Run (from this repository; see examples/README.md), then open the printed address:
  * `node --conditions=animal-store-source --import tsx examples/kiosk/server.ts`.
- * KIOSK_PORT (8080) and API_PORT (8081) choose the ports; KIOSK_API_KEY the kiosk's key. A port
- * that is taken ends the program with one line saying which, not a stack trace.
+ * KIOSK_PORT (8080) and API_PORT (8081) choose the ports; KIOSK_API_KEY the kiosk's key;
+ * KIOSK_REFRESH_SECONDS (30) how often the page revalidates the list it shows. A port that
+ * is taken ends the program with one line saying which, not a stack trace.
  */
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Pet } from 'animal-store';
 import { createMemoryStorage, serve } from 'animal-store/node';
+import { bundleBrowserClient } from './bundleBrowserClient.js';
 
 const host = '127.0.0.1';
 const kioskKey = process.env.KIOSK_API_KEY ?? 'kiosk-demo-key-0001';
@@ -46,6 +50,9 @@ const pageFiles: Record<string, { file: string; type: string }> = {
 
 /** The environment variables that choose the two ports. */
 type PortVariable = 'KIOSK_PORT' | 'API_PORT';
+
+/** The path the bundled client is served at; kiosk.js and describeFailure.js import it from there. */
+const CLIENT_PATH = '/animal-store-client.js';
 
 /** Says, in one line on stderr, why the kiosk cannot start and how to fix it, and exits with 1. */
 const refuseToStart = (problem: string): never => {
@@ -78,8 +85,23 @@ const listenOrRefuse = async <T>(variable: PortVariable, port: number, listen: (
   }
 };
 
+/** Seconds between two refreshes of the shown list, from KIOSK_REFRESH_SECONDS; 30 when it is not set. */
+const refreshSecondsFrom = (fallback: number): number => {
+  const text = process.env.KIOSK_REFRESH_SECONDS ?? '';
+  if (text === '') return fallback;
+  if (/^\d{1,5}$/.test(text) && Number(text) >= 1) return Number(text);
+  return refuseToStart(`KIOSK_REFRESH_SECONDS must be a whole number of seconds from 1, not ${JSON.stringify(text.slice(0, 20))}.`);
+};
+
 const pagePort = portFrom('KIOSK_PORT', 8080);
 const apiPort = portFrom('API_PORT', 8081);
+const refreshSeconds = refreshSecondsFrom(30);
+
+// Bundled once, into memory: the page's own files stay as written, with no build step.
+const clientModule = await bundleBrowserClient().catch((error: unknown) => {
+  const reason = (error as { errors?: { text: string }[] }).errors?.[0]?.text ?? String(error);
+  return refuseToStart(`animal-store/client could not be bundled for the browser (${reason}).`);
+});
 
 let pageConfig = '';
 const page = createServer(async (request, response) => {
@@ -87,6 +109,10 @@ const page = createServer(async (request, response) => {
   if (path === '/config.json') {
     response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
     return response.end(pageConfig);
+  }
+  if (path === CLIENT_PATH && request.method === 'GET') {
+    response.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' });
+    return response.end(clientModule);
   }
   const served = pageFiles[path];
   if (!served || request.method !== 'GET') {
@@ -120,7 +146,7 @@ const api = await listenOrRefuse('API_PORT', apiPort, () =>
     cors: { origins: [pageOrigin] },
   }),
 );
-pageConfig = JSON.stringify({ apiBase: api.url, apiKey: kioskKey, pageSize: 4 });
+pageConfig = JSON.stringify({ apiBase: api.url, apiKey: kioskKey, pageSize: 4, refreshSeconds });
 console.log(`kiosk on ${pageOrigin}/ using the API at ${api.url}`);
 
 /** Closes both servers, on Ctrl-C or a process manager's SIGTERM. */

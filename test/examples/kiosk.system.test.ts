@@ -5,7 +5,9 @@
  * phone, tablet and desktop sizes nothing overlaps, nothing is wider than the screen and
  * every control can be reached and tapped (screenshots go to docs/images/); at phone size it
  * filters, pages and adds animals, shows that it is loading, and words every failure for the
- * person at the kiosk.
+ * person at the kiosk. Then what the package's client brings: a create whose answer is lost
+ * is retried with the same Idempotency-Key and stores one animal, and the page on screen is
+ * refreshed with If-None-Match, so an unchanged page costs a 304 and nothing on screen moves.
  *
  * Needs Debian's `chromium` at /usr/bin/chromium (`.ci/run` installs it); without it the
  * browser tests fail and say how to install it.
@@ -13,7 +15,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page, type Route } from 'playwright-core';
+import { type Browser, chromium, type Page, type Request, type Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killLeftoverExamples, type RunningExample, runExample, startExample } from './runExample.js';
 
@@ -47,7 +49,18 @@ describe('examples/kiosk servers', () => {
     expect(await html.text()).toContain('<script type="module" src="kiosk.js">');
     expect((await fetch(`${pageUrl}kiosk.js`)).headers.get('content-type')).toMatch(/^text\/javascript/);
     expect((await fetch(`${pageUrl}describeFailure.js`)).headers.get('content-type')).toMatch(/^text\/javascript/);
-    expect(await (await fetch(`${pageUrl}config.json`)).json()).toEqual({ apiBase, apiKey: 'kiosk-test-key-0001', pageSize: 4 });
+    // The package's client, bundled at start into one module the browser can import as it is.
+    const client = await fetch(`${pageUrl}animal-store-client.js`);
+    expect(client.headers.get('content-type')).toMatch(/^text\/javascript/);
+    const clientModule = await client.text();
+    expect(clientModule).toMatch(/export\s*\{[^}]*\bcreateClient\b[^}]*\bisAnimalStoreClientError\b/);
+    expect(clientModule).not.toMatch(/^\s*import\b|\brequire\(/m);
+    expect(await (await fetch(`${pageUrl}config.json`)).json()).toEqual({
+      apiBase,
+      apiKey: 'kiosk-test-key-0001',
+      pageSize: 4,
+      refreshSeconds: 30,
+    });
     expect((await fetch(`${pageUrl}server.ts`)).status).toBe(404);
   });
 
@@ -57,10 +70,14 @@ describe('examples/kiosk servers', () => {
     expect(allowed.status).toBe(204);
     expect(allowed.headers.get('access-control-allow-origin')).toBe(pageOrigin);
     expect(allowed.headers.get('access-control-allow-headers')).toMatch(/authorization/i);
+    // The client sends these to retry a create safely and to revalidate a page.
+    expect(allowed.headers.get('access-control-allow-headers')).toMatch(/idempotency-key/i);
+    expect(allowed.headers.get('access-control-allow-headers')).toMatch(/if-none-match/i);
 
     const listed = await fetch(`${apiBase}/pets?limit=4`, { headers: { origin: pageOrigin, authorization: 'Bearer kiosk-test-key-0001' } });
     expect(listed.headers.get('access-control-allow-origin')).toBe(pageOrigin);
     expect(listed.headers.get('access-control-expose-headers')).toMatch(/\bLink\b/);
+    expect(listed.headers.get('access-control-expose-headers')).toMatch(/\bETag\b/);
     expect(listed.headers.get('link')).toMatch(/rel="next"/);
   });
 
@@ -162,7 +179,14 @@ describe('examples/kiosk in Chromium', () => {
     page.on('console', (message) => {
       if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(`console: ${message.text()}`);
     });
-    page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`));
+    // Chromium ends an answered request whose body the page never reads (a bodiless 304, or an
+    // error body the client drops before it retries) as "aborted": it was answered, so it is no failure.
+    const answered = new Set<Request>();
+    page.on('response', (response) => answered.add(response.request()));
+    page.on('requestfailed', (request) => {
+      if (request.failure()?.errorText === 'net::ERR_ABORTED' && answered.has(request)) return;
+      problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`);
+    });
     return { page, problems };
   };
 
@@ -464,5 +488,189 @@ describe('examples/kiosk in Chromium', () => {
     // The aborted requests above are the only failures.
     expect(problems.filter((problem) => !/^request failed: .* net::ERR_CONNECTION_(REFUSED|RESET)$/.test(problem))).toEqual([]);
     await page.close();
+  });
+
+  /** The catalogue as the API itself answers it, with the kiosk's key: every animal, in id order. */
+  const catalogueAt = async (base: string): Promise<{ id: number; name: string; categoryId: number; status: string }[]> =>
+    (await fetch(`${base}/pets?limit=100`, { headers: { authorization: `Bearer ${KIOSK_ENV.KIOSK_API_KEY}` } })).json();
+
+  /**
+   * Routes the page's creates: records the Idempotency-Key of each, and while `drop()` says so,
+   * lets the request reach the catalogue (which stores the animal) and then cuts the
+   * connection before the answer reaches the browser, as a Wi-Fi drop would. Answers what
+   * the catalogue said to each create whose answer was dropped.
+   */
+  const dropCreateAnswers = async (page: Page, drop: () => boolean) => {
+    const keys: string[] = [];
+    const dropped: { status: number; body: any; replayed: string | undefined }[] = [];
+    await page.route(`${apiBase}/pets`, async (route) => {
+      if (route.request().method() !== 'POST') return route.fallback();
+      keys.push((await route.request().allHeaders())['idempotency-key'] ?? '(none)');
+      if (!drop()) return route.fallback();
+      const answer = await route.fetch();
+      dropped.push({ status: answer.status(), body: await answer.json(), replayed: answer.headers()['idempotent-replayed'] });
+      await route.abort('connectionreset');
+    });
+    return { keys, dropped };
+  };
+
+  /** Fills the form with an animal, ready to send. */
+  const fillForm = async (page: Page, pet: { name: string; categoryId: number; status: string }) => {
+    await page.fill('input[name="name"]', pet.name);
+    await page.fill('input[name="categoryId"]', String(pet.categoryId));
+    await page.selectOption('select[name="status"]', pet.status);
+  };
+
+  it('adds an animal once when the connection drops after the catalogue stored it: the retry carries the same Idempotency-Key', async () => {
+    const { page, problems } = await openTab(PHONE);
+    await page.goto(pageUrl);
+    await shownNames(page);
+    await page.selectOption('#status-filter', 'sold');
+    expect(await shownNames(page)).toEqual(['Juniper']);
+
+    let first = true;
+    const { keys, dropped } = await dropCreateAnswers(page, () => {
+      const drop = first;
+      first = false;
+      return drop;
+    });
+    const replays: (string | undefined)[] = [];
+    page.on('response', (response) => {
+      if (response.request().method() === 'POST' && response.url() === `${apiBase}/pets`)
+        replays.push(response.headers()['idempotent-replayed']);
+    });
+    const marzipan = { name: 'Marzipan', categoryId: 5, status: 'sold' };
+    await fillForm(page, marzipan);
+    await page.click('#add-button');
+    await page.waitForSelector('#add-message:has-text("Added Marzipan")');
+
+    // The catalogue stored it on the first try, whose answer was lost; the retry got that same animal back.
+    expect(dropped).toEqual([{ status: 201, body: { id: expect.any(Number), ...marzipan }, replayed: undefined }]);
+    const { id } = dropped[0]!.body;
+    expect(await page.textContent('#add-message')).toBe(`Added Marzipan as #${id}.`);
+    expect(replays).toEqual(['true']);
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/^"[\x21-\x7e]{1,255}"$/);
+    expect(keys[1]).toBe(keys[0]);
+    expect(await page.isHidden('#add-error')).toBe(true);
+    expect(await shownNames(page)).toEqual(['Juniper', 'Marzipan']);
+
+    // The catalogue itself holds one Marzipan, and the same key still names that one.
+    expect((await catalogueAt(apiBase)).filter((pet) => pet.name === 'Marzipan')).toEqual([{ id, ...marzipan }]);
+    const again = await fetch(`${apiBase}/pets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KIOSK_ENV.KIOSK_API_KEY}`, 'content-type': 'application/json', 'idempotency-key': keys[0]! },
+      body: JSON.stringify(marzipan),
+    });
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await again.json()).toEqual({ id, ...marzipan });
+    expect((await catalogueAt(apiBase)).filter((pet) => pet.name === 'Marzipan')).toHaveLength(1);
+
+    expect(problems.filter((problem) => !/^request failed: .* net::ERR_CONNECTION_RESET$/.test(problem))).toEqual([]);
+    await page.close();
+  });
+
+  it('adds an animal once when no answer came at all and the person presses "Add animal" again', async () => {
+    const { page, problems } = await openTab(PHONE);
+    await page.goto(pageUrl);
+    await shownNames(page);
+    await page.selectOption('#status-filter', 'sold');
+    await shownNames(page);
+
+    let dropping = true;
+    const { keys, dropped } = await dropCreateAnswers(page, () => dropping);
+    const praline = { name: 'Praline', categoryId: 6, status: 'sold' };
+    await fillForm(page, praline);
+    await page.click('#add-button');
+    await page.waitForSelector('#add-error-message:has-text("may not have been added")');
+    // Every try reached the catalogue and lost its answer: the client tried again, always with the same key.
+    expect(dropped.length).toBeGreaterThan(1);
+    expect(new Set(keys).size).toBe(1);
+    const { id } = dropped[0]!.body;
+    expect(dropped).toEqual(
+      dropped.map((_, index) => ({ status: 201, body: { id, ...praline }, replayed: index === 0 ? undefined : 'true' })),
+    );
+
+    // Pressing again sends the same animal with the same key: the catalogue answers with the one it stored.
+    dropping = false;
+    await page.click('#add-button');
+    await page.waitForSelector('#add-message:has-text("Added Praline")');
+    expect(await page.textContent('#add-message')).toBe(`Added Praline as #${id}.`);
+    expect(new Set(keys).size).toBe(1);
+    expect((await shownNames(page)).filter((name) => name === 'Praline')).toEqual(['Praline']);
+    expect((await catalogueAt(apiBase)).filter((pet) => pet.name === 'Praline')).toEqual([{ id, ...praline }]);
+
+    // A new animal afterwards goes with a new key.
+    await fillForm(page, { name: 'Truffle', categoryId: 6, status: 'sold' });
+    await page.click('#add-button');
+    await page.waitForSelector('#add-message:has-text("Added Truffle")');
+    expect(keys.at(-1)).not.toBe(keys[0]);
+
+    expect(problems.filter((problem) => !/^request failed: .* net::ERR_CONNECTION_RESET$/.test(problem))).toEqual([]);
+    await page.close();
+  });
+
+  it('refreshes the page on screen with If-None-Match: unchanged, a 304 and nothing on screen moves; changed, the new rows without a loading state', async () => {
+    // A kiosk of its own, refreshing every second, so the other tests see no refreshes.
+    const polling = await startExample(KIOSK, READY, { env: { ...KIOSK_ENV, KIOSK_REFRESH_SECONDS: '1' } });
+    try {
+      const [, pollingPage = '', pollingApi = ''] = polling.ready;
+      const { page, problems } = await openTab(PHONE);
+      const answers: { status: number; etag: string | null; ifNoneMatch: string | undefined }[] = [];
+      page.on('response', async (response) => {
+        const request = response.request();
+        if (request.method() !== 'GET' || request.url() !== `${pollingApi}/pets?limit=4&status=pending`) return;
+        const ifNoneMatch = (await request.allHeaders())['if-none-match'];
+        answers.push({ status: response.status(), etag: await response.headerValue('etag'), ifNoneMatch });
+      });
+      await page.goto(pollingPage);
+      await shownNames(page);
+      await page.selectOption('#status-filter', 'pending');
+      expect(await shownNames(page)).toEqual(['Nimbus', 'Saffron']);
+
+      // From here on, record every change to the list, its pager and its messages.
+      await page.evaluate(() => {
+        const changes: string[] = [];
+        (window as any).listChanges = changes;
+        const nameOf = (node: Node) => (node instanceof Element && node.id ? `#${node.id}` : node.nodeName.toLowerCase());
+        new MutationObserver((records) => {
+          for (const record of records) {
+            const value = record.type === 'attributes' ? `=${(record.target as Element).getAttribute(record.attributeName!)}` : '';
+            changes.push(`${record.type} ${nameOf(record.target)} ${record.attributeName ?? ''}${value}`.trim());
+          }
+        }).observe(document.querySelector('section.browse')!, { subtree: true, childList: true, attributes: true, characterData: true });
+      });
+      const listChanges = (): Promise<string[]> => page.evaluate(() => (window as any).listChanges.splice(0));
+
+      // Unchanged: each refresh sends the page's ETag and gets a bodiless 304.
+      await expect.poll(() => answers.length, { timeout: 15_000 }).toBeGreaterThanOrEqual(3);
+      const [shown, ...refreshes] = answers;
+      expect(shown).toEqual({ status: 200, etag: expect.stringMatching(/^"[^"]+"$/), ifNoneMatch: undefined });
+      for (const refresh of refreshes.slice(0, 2)) expect(refresh).toEqual({ status: 304, etag: shown!.etag, ifNoneMatch: shown!.etag });
+      expect(await listChanges()).toEqual([]);
+      expect(await shownNames(page)).toEqual(['Nimbus', 'Saffron']);
+
+      // Changed: another kiosk adds a pending animal; the next refresh brings it, redrawing only the rows.
+      const created = await fetch(`${pollingApi}/pets`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KIOSK_ENV.KIOSK_API_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Sorbet', categoryId: 2, status: 'pending' }),
+      });
+      expect(created.status).toBe(201);
+      await page.waitForSelector('#pets td.name:text-is("Sorbet")', { timeout: 15_000 });
+      expect(await page.locator('#pets td.name').allTextContents()).toEqual(['Nimbus', 'Saffron', 'Sorbet']);
+      // No loading state, no message, no pager change: only the table's rows were drawn again.
+      expect(new Set(await listChanges())).toEqual(new Set(['childList #pets']));
+      // It came as the answer to a revalidation: a 200 with the new tag.
+      await expect
+        .poll(() => answers.find((answer) => answer.status === 200 && answer.etag !== shown!.etag)?.ifNoneMatch)
+        .toBe(shown!.etag);
+
+      expect(problems).toEqual([]);
+      await page.close();
+    } finally {
+      await polling.stop();
+    }
   });
 });
