@@ -90,8 +90,16 @@ export const serve = async (options: ServeOptions): Promise<AnimalStoreServer> =
   // instead of streaming it: about three times the throughput on small JSON answers.
   const service = createPetService({ sha256: nodeSha256, fetchAPI: { Response: ServerResponse as typeof Response }, ...options });
   const access = options.logger?.access;
-  const logAnswer = (method: string, path: string, status: number) => access?.({ method, path, status, milliseconds: 0 });
   const reportError = options.logger?.error ?? ((message: string, error: unknown) => console.error(message, error));
+  // The access line of an answer made here, which never reaches the service (a failing log
+  // must not cost the answer).
+  const logAnswer = (method: string, path: string, status: number) => {
+    try {
+      access?.({ method, path, status, milliseconds: 0 });
+    } catch (error) {
+      reportError('the access log failed', error);
+    }
+  };
   const requestListener = createRequestListener(service, { maxPipelinedRequests, logAnswer, reportError });
   // Slow clients are cut off instead of holding sockets (and memory) forever.
   // Node checks those deadlines every connectionsCheckingInterval (30 s by default): check

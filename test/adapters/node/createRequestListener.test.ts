@@ -86,3 +86,28 @@ describe('createRequestListener', () => {
     expect(signal?.aborted).toBe(false);
   });
 });
+
+describe('serve', () => {
+  it('answers whatever throws (here the access logger) with a bare 500 Error, never a stack, and reports it', async () => {
+    const { serve, createMemoryStorage } = await import('../../../adapters/node.js');
+    const reported: unknown[] = [];
+    const running = await serve({
+      storage: createMemoryStorage(),
+      keys: ['serve-throws-key-0123456789'],
+      port: 0,
+      logger: {
+        access: () => {
+          throw new Error('the log is full at /work/app/log.ts:3');
+        },
+        error: (_message, error) => reported.push(error),
+      },
+    });
+    try {
+      const { answers } = await exchange(running.port, 'GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n', { answers: 1 });
+      expectErrorAnswer(answers[0], 500, 'internal_error');
+      expect(reported).toContainEqual(expect.objectContaining({ message: expect.stringMatching(/the log is full/) }));
+    } finally {
+      await running.close();
+    }
+  });
+});
