@@ -34,11 +34,14 @@ export interface ExchangeOptions {
   timeoutMs?: number;
   /** The request methods in order, where a HEAD answer must be read without its body. */
   methods?: string[];
+  /** Resolve once nothing has arrived for this many milliseconds after the last write. */
+  quietMs?: number;
 }
 
 /**
  * Parses whole answers from the start of `data` (latin1, so bytes and characters match).
- * `methods` tells which answers belong to HEAD requests. Stops at the first incomplete one.
+ * `methods` tells which answers belong to HEAD requests (an answer to HEAD followed by
+ * another is recognised without it). Stops at the first incomplete one.
  */
 export const parseAnswers = (data: string, methods: string[] = []): { answers: RawAnswer[]; rest: string } => {
   const answers: RawAnswer[] = [];
@@ -60,7 +63,10 @@ export const parseAnswers = (data: string, methods: string[] = []): { answers: R
     let next = headEnd + 4;
     let body = '';
     const informational = code >= 100 && code < 200;
-    const bodiless = informational || code === 204 || code === 304 || methods[answers.length] === 'HEAD';
+    // An answer to HEAD has none; without a list of methods it shows as the next status line
+    // beginning where its body would (no JSON body begins so).
+    const bodiless =
+      informational || code === 204 || code === 304 || methods[answers.length] === 'HEAD' || data.startsWith('HTTP/1.', headEnd + 4);
     if (!bodiless) {
       if (headers['transfer-encoding']?.toLowerCase().includes('chunked')) {
         let complete = false;
@@ -104,15 +110,22 @@ export const exchange = (
   options: ExchangeOptions = {},
 ): Promise<RawExchange> =>
   new Promise((resolve, reject) => {
-    const { localAddress, answers: wanted, timeoutMs = 5_000, methods } = options;
+    const { localAddress, answers: wanted, timeoutMs = 5_000, methods, quietMs } = options;
     const socket = net.connect({ port, host: '127.0.0.1', ...(localAddress ? { localAddress } : {}) });
     let data = '';
     let reset = false;
     let settled = false;
+    let quiet: NodeJS.Timeout | undefined;
+    const beQuiet = () => {
+      if (quietMs === undefined) return;
+      clearTimeout(quiet);
+      quiet = setTimeout(() => finish(false), quietMs);
+    };
     const finish = (closed: boolean) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(quiet);
       socket.destroy();
       resolve({ ...parseAnswers(data, methods), closed, reset });
     };
@@ -120,6 +133,7 @@ export const exchange = (
     socket.setEncoding('latin1');
     socket.on('data', (chunk: string) => {
       data += chunk;
+      beQuiet();
       if (wanted !== undefined && parseAnswers(data, methods).answers.length >= wanted) finish(false);
     });
     socket.on('error', (error: NodeJS.ErrnoException) => {
@@ -133,5 +147,6 @@ export const exchange = (
     socket.on('close', () => finish(true));
     socket.on('connect', () => {
       for (const part of Array.isArray(bytes) ? bytes : [bytes]) socket.write(part);
+      beQuiet();
     });
   });
