@@ -2,6 +2,7 @@
  * @module Answers what `node:http` refuses itself (a malformed request line or body framing,
  * headers too large, a client too slow) with an Error body instead of Node's empty one.
  */
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { connectionState } from './connectionState.js';
 import { type ErrorAnswer, rawErrorAnswer, writeErrorAnswer } from './ErrorAnswer.js';
@@ -63,10 +64,11 @@ const answered = new WeakSet<Socket>();
  *   reading and the Error answer follows the last of them.
  * - Otherwise the answer is written straight to the socket.
  *
- * @param onAnswer Called with each answer sent, for the access log.
+ * @param onAnswer Called with each answer sent, and the request it answers when there is
+ *   one, for the access log.
  */
 export const createClientErrorListener =
-  (onAnswer: (answer: ErrorAnswer) => void) =>
+  (onAnswer: (answer: ErrorAnswer, req?: IncomingMessage) => void) =>
   (error: Error & { code?: string }, socket: Socket): void => {
     if (answered.has(socket)) return;
     answered.add(socket);
@@ -83,7 +85,11 @@ export const createClientErrorListener =
         return;
       }
       socket.pause();
-      onAnswer(answer);
+      onAnswer(answer, arriving.req);
+      // Its body will never arrive whole. Node forgets a request once it is answered, so it
+      // would never abort that body either: abort it as Node does (ECONNRESET, "aborted")
+      // when the answer is out, or the service reading it would wait forever.
+      arriving.res.once('close', () => arriving.req.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })));
       writeErrorAnswer(arriving.req, arriving.res, answer);
       return;
     }

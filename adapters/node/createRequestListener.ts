@@ -54,7 +54,7 @@ const stopReading = (socket: Socket): void => {
 };
 
 /** The path of a request for the log, without its query (which may hold a cursor). */
-const logPath = (target: string | undefined) => (target ?? '').split('?', 1)[0]!.slice(0, 200);
+export const logPath = (target: string | undefined) => (target ?? '').split('?', 1)[0]!.slice(0, 200);
 
 /**
  * Builds the Web Request: the fixed origin plus the target's path and query, the headers as

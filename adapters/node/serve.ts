@@ -9,7 +9,7 @@ import { Response as ServerResponse } from '@whatwg-node/fetch';
 import { createPetService, type PetService, type PetServiceOptions, type Sha256 } from '../../core/index.js';
 import { closeStalledConnections } from './closeStalledConnections.js';
 import { createClientErrorListener } from './createClientErrorListener.js';
-import { createRequestListener } from './createRequestListener.js';
+import { createRequestListener, logPath } from './createRequestListener.js';
 import { limitConnections } from './limitConnections.js';
 
 /** How to run the standalone server: the service's options plus where to listen. */
@@ -118,7 +118,7 @@ export const serve = async (options: ServeOptions): Promise<AnimalStoreServer> =
   // What node:http refuses before there is a request is answered with an Error body too.
   server.on(
     'clientError',
-    createClientErrorListener((answer) => logAnswer('-', '-', answer.status)),
+    createClientErrorListener((answer, req) => logAnswer(req?.method ?? '-', req ? logPath(req.url) : '-', answer.status)),
   );
   // An expectation other than 100-continue is served as if absent (RFC 9110 §10.1.1 allows
   // it), instead of Node's 417 with an empty body.
