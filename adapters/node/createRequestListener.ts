@@ -11,7 +11,7 @@ import { createCustomAbortControllerSignal, sendNodeResponse } from '@whatwg-nod
 import type { PetService } from '../../core/index.js';
 import { connectionState, trackAnswer } from './connectionState.js';
 import { type ErrorAnswer, writeErrorAnswer } from './ErrorAnswer.js';
-import { FIXED_ORIGIN, readRequestHead } from './readRequestHead.js';
+import { FIXED_ORIGIN, readRequestHead, targetPathAndQuery } from './readRequestHead.js';
 
 /** What the listener needs beyond the service. */
 export interface RequestListenerOptions {
@@ -53,8 +53,8 @@ const stopReading = (socket: Socket): void => {
   if (parser && typeof parser.onIncoming === 'function') parser.onIncoming = () => 2;
 };
 
-/** The path of a request for the log, without its query (which may hold a cursor). */
-export const logPath = (target: string | undefined) => (target ?? '').split('?', 1)[0]!.slice(0, 200);
+/** The path of a request for the log: from its target, without the query (which may hold a cursor). */
+export const logPath = (target: string | undefined) => (targetPathAndQuery(target ?? '') ?? target ?? '').split('?', 1)[0]!.slice(0, 200);
 
 /**
  * Builds the Web Request: the fixed origin plus the target's path and query, the headers as

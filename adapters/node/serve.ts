@@ -86,6 +86,20 @@ export const serve = async (options: ServeOptions): Promise<AnimalStoreServer> =
     maxPipelinedRequests = 16,
     shutdownTimeout = 10_000,
   } = options;
+  const limits = {
+    headersTimeout,
+    requestTimeout,
+    keepAliveTimeout,
+    writeTimeout,
+    maxConnections,
+    maxConnectionsPerAddress,
+    maxPipelinedRequests,
+  };
+  for (const [name, value] of Object.entries(limits)) {
+    // A zero or a typo must not start a server that refuses everyone or never times out.
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new TypeError(`serve(): ${name} must be a positive whole number, not ${String(value)}.`);
+  }
   // Answering with the server's own Response class lets it write each body in one call
   // instead of streaming it: about three times the throughput on small JSON answers.
   const service = createPetService({ sha256: nodeSha256, fetchAPI: { Response: ServerResponse as typeof Response }, ...options });

@@ -130,3 +130,16 @@ describe('stalled writes', () => {
     expect(closed).toBe(false);
   });
 });
+
+describe('serve() options', () => {
+  it('refuses a limit that is not a positive whole number, rather than start a server that refuses everyone', async () => {
+    for (const options of [
+      { maxConnectionsPerAddress: 0 },
+      { maxConnections: -1 },
+      { writeTimeout: Number.NaN },
+      { maxPipelinedRequests: 1.5 },
+    ]) {
+      await expect(start(options)).rejects.toThrow(/must be a positive whole number/);
+    }
+  });
+});
