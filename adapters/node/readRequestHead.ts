@@ -39,14 +39,22 @@ export const isValidHost = (value: string): boolean => {
   return port === undefined || port === '' || (/^[0-9]{1,5}$/.test(port) && Number(port) <= 65535);
 };
 
-/** Every value of a header (lower-case name) in `rawHeaders` (name, value, name, value, …), in order. */
-const headerValues = (rawHeaders: readonly string[], name: string): string[] => {
-  const values: string[] = [];
+/** How many Authorization and Host lines `rawHeaders` (name, value, name, value, …) holds, and the first Host. */
+const countLines = (rawHeaders: readonly string[]) => {
+  let authorizations = 0;
+  let hosts = 0;
+  let host: string | undefined;
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    if (rawHeaders[i]!.length === name.length && rawHeaders[i]!.toLowerCase() === name) values.push(rawHeaders[i + 1]!);
+    const name = rawHeaders[i]!;
+    if (name.length === 13 && name.toLowerCase() === 'authorization') authorizations++;
+    else if (name.length === 4 && name.toLowerCase() === 'host' && hosts++ === 0) host = rawHeaders[i + 1]!;
   }
-  return values;
+  return { authorizations, hosts, host };
 };
+
+// A path and query of plain characters, which a URL parser would leave as they are (bar the
+// dot segments, which the service's own parse resolves the same way).
+const PLAIN_ORIGIN_FORM = /^\/(?!\/)[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]*$/;
 
 /**
  * The path and query of a request target (RFC 9112 §3.2): origin-form (`/v1/pets?limit=2`)
@@ -54,6 +62,7 @@ const headerValues = (rawHeaders: readonly string[], name: string): string[] => 
  * `undefined` for anything else (asterisk-form, authority-form, garbage).
  */
 export const targetPathAndQuery = (target: string): string | undefined => {
+  if (PLAIN_ORIGIN_FORM.test(target)) return target;
   let url: URL;
   try {
     if (target.startsWith('/')) {
@@ -93,16 +102,16 @@ export const readRequestHead = (target: string, rawHeaders: readonly string[], h
       ),
     };
   }
-  if (headerValues(rawHeaders, 'authorization').length > 1) {
+  const lines = countLines(rawHeaders);
+  if (lines.authorizations > 1) {
     return { answer: validationFailed('Authorization', 'The request has more than one Authorization header; send exactly one.') };
   }
-  const hosts = headerValues(rawHeaders, 'host');
-  if (hosts.length > 1) return { answer: validationFailed('Host', 'The request has more than one Host header; send exactly one.') };
+  if (lines.hosts > 1) return { answer: validationFailed('Host', 'The request has more than one Host header; send exactly one.') };
   // HTTP/1.0 may leave it out; HTTP/1.1 may not (node:http's own check is off, for its empty answer).
-  if (hosts.length === 0 && httpVersion !== '1.0') {
+  if (lines.hosts === 0 && httpVersion !== '1.0') {
     return { answer: validationFailed('Host', 'An HTTP/1.1 request needs a Host header naming the server, such as example.com:8080.') };
   }
-  const host = hosts[0] ?? '';
+  const host = lines.host ?? '';
   if (target.startsWith('/') && !isValidHost(host)) {
     return {
       answer: validationFailed(
