@@ -12,6 +12,8 @@ import { Readable } from 'node:stream';
 import type { ErrorRequestHandler, Request as ExpressRequest, RequestHandler } from 'express';
 import { MAX_BODY_BYTES } from '../core/http/readJsonBody.js';
 import { createPetService, type PetService, type PetServiceOptions } from '../core/index.js';
+import { type ErrorAnswer, writeErrorAnswer } from './node/ErrorAnswer.js';
+import { FIXED_ORIGIN, readRequestHead } from './node/readRequestHead.js';
 
 /** What a body parser that ran before us left behind, or `undefined` when it read nothing. */
 type ParsedBody = { body: string | Uint8Array } | { body: null } | undefined;
@@ -31,8 +33,16 @@ const consumedBody = (req: ExpressRequest): ParsedBody => {
   return { body: JSON.stringify(body) };
 };
 
-/** Builds the Web Request for an Express request, from its original URL (mount path included). */
-const toWebRequest = (req: ExpressRequest, replayed?: { body: string | null; headers?: Record<string, string> }): Request => {
+/**
+ * Builds the Web Request for an Express request: the fixed origin plus the path and query of
+ * its original target (mount path included), never the Host header. Its signal aborts when
+ * the client leaves before the request arrived whole or its answer was sent.
+ */
+const toWebRequest = (
+  req: ExpressRequest,
+  pathAndQuery: string,
+  replayed?: { body: string | null; headers?: Record<string, string> },
+): Request => {
   const headers = new Headers();
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i]!;
@@ -40,9 +50,13 @@ const toWebRequest = (req: ExpressRequest, replayed?: { body: string | null; hea
     if (!name.startsWith(':')) headers.append(name, req.rawHeaders[i + 1]!);
   }
   for (const [name, value] of Object.entries(replayed?.headers ?? {})) headers.set(name, value);
-  // Only the path matters to the service; the Host header is the client's word, so not trusted here.
-  const url = /^https?:\/\//i.test(req.originalUrl) ? req.originalUrl : `http://localhost${req.originalUrl}`;
-  const init: RequestInit & { duplex?: 'half' } = { method: req.method, headers };
+  const controller = new AbortController();
+  const abandon = () => {
+    if ((!req.complete || !req.res?.writableFinished) && !controller.signal.aborted) controller.abort();
+  };
+  req.res?.once('close', abandon);
+  req.once('error', abandon);
+  const init: RequestInit & { duplex?: 'half' } = { method: req.method, headers, signal: controller.signal };
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     const parsed = replayed ?? consumedBody(req);
     if (parsed) init.body = parsed.body as BodyInit | null;
@@ -51,7 +65,7 @@ const toWebRequest = (req: ExpressRequest, replayed?: { body: string | null; hea
       init.duplex = 'half';
     }
   }
-  return new Request(url, init);
+  return new Request(`${FIXED_ORIGIN}${pathAndQuery}`, init);
 };
 
 /** Writes a Web Response through Express's response. */
@@ -61,6 +75,12 @@ const send = async (response: Response, res: Parameters<RequestHandler>[1]): Pro
     res.setHeader(name, value);
   });
   res.end(Buffer.from(await response.arrayBuffer()));
+};
+
+const INTERNAL_ERROR: ErrorAnswer = {
+  status: 500,
+  code: 'internal_error',
+  message: 'Something went wrong on our side; nothing was changed by the failure. Please try again.',
 };
 
 /** A body-parser error; `body` is the text it could not parse, when it got that far. */
@@ -92,31 +112,79 @@ const isBodyParserError = (error: unknown): error is BodyParserError =>
  *   details the parser has already smoothed over are not seen (duplicate keys, a fraction
  *   such as `1.0000000000000001`); integers beyond 2^53−1 are still refused, never rounded.
  * - The parser's own refusals are answered by the service, as Error bodies: malformed JSON
- *   (`invalid_json`, or `unauthorized` without a valid key) and bodies over the parser's
- *   limit (`payload_too_large`). Other parser errors go on to the app's error handlers.
+ *   (`invalid_json`, or `unauthorized` without a valid key), bodies over the parser's
+ *   limit (`payload_too_large`), and a charset or Content-Encoding the parser does not know.
+ *   Other parser errors (a `verify` function's, a limit stricter than 64 KiB) are the app's
+ *   and go on to its error handlers.
+ *
+ * The request's path comes from its target alone, never from `Host`; a malformed `Host` or
+ * two `Authorization` headers are a 400 Error. Whatever fails inside is a bare 500 Error,
+ * never Express's error page.
  *
  * @param options The service's options, or a built service.
  * @returns The middleware to pass to `app.use(path, …)`.
  */
 export const expressMiddleware = (options: PetServiceOptions | PetService): ExpressMiddleware => {
   const service = typeof options === 'function' ? options : createPetService(options);
+  const logger = typeof options === 'function' ? undefined : options.logger;
+  const reportError = logger?.error ?? ((message: string, error: unknown) => console.error(message, error));
 
-  const handle: RequestHandler = async (req, res) => {
-    await send(await service(toWebRequest(req), { mountPath: req.baseUrl }), res);
+  /** Answers with an Error the service never saw (a malformed head, a failure of our own), logged as the service would. */
+  const answer = (req: ExpressRequest, res: Parameters<RequestHandler>[1], errorAnswer: ErrorAnswer) => {
+    try {
+      logger?.access?.({
+        method: req.method,
+        path: req.originalUrl.split('?', 1)[0]!.slice(0, 200),
+        status: errorAnswer.status,
+        milliseconds: 0,
+      });
+    } catch (error) {
+      reportError('the access log failed', error);
+    }
+    writeErrorAnswer(req, res, errorAnswer);
   };
+
+  /**
+   * Serves one request through the service, or answers it here when its head is malformed.
+   * Nothing is left to throw into Express, whose default error handler shows stack traces
+   * outside production: a failure of ours is a bare 500 Error, and is reported.
+   */
+  const serveRequest = async (
+    req: ExpressRequest,
+    res: Parameters<RequestHandler>[1],
+    replayed?: { body: string | null; headers?: Record<string, string> },
+  ): Promise<void> => {
+    try {
+      const head = readRequestHead(req.originalUrl, req.rawHeaders, req.httpVersion);
+      if (head.answer) return answer(req, res, head.answer);
+      await send(await service(toWebRequest(req, head.pathAndQuery, replayed), { mountPath: req.baseUrl }), res);
+    } catch (error) {
+      reportError(`${req.method} ${req.originalUrl.split('?', 1)[0]!.slice(0, 200)} failed`, error);
+      answer(req, res, INTERNAL_ERROR);
+    }
+  };
+
+  const handle: RequestHandler = (req, res) => serveRequest(req, res);
 
   // Errors from a parser that ran before us: replay the request as it arrived, as far as known.
   const replayParserError: ErrorRequestHandler = async (error: unknown, req, res, next) => {
     if (!isBodyParserError(error)) return next(error);
-    if (error.type === 'entity.parse.failed' && typeof error.body === 'string') {
-      return send(await service(toWebRequest(req, { body: error.body }), { mountPath: req.baseUrl }), res);
-    }
+    if (error.type === 'entity.parse.failed' && typeof error.body === 'string') return serveRequest(req, res, { body: error.body });
     // The parser stopped reading; its byte count is what the service's own size check needs.
     // Under our bound, the refusal came from the app's stricter limit, which is the app's to answer.
     const length = error.length ?? error.received;
     if (error.type === 'entity.too.large' && length !== undefined && length > MAX_BODY_BYTES) {
-      const replay = { body: null, headers: { 'content-length': String(length) } };
-      return send(await service(toWebRequest(req, replay), { mountPath: req.baseUrl }), res);
+      return serveRequest(req, res, { body: null, headers: { 'content-length': String(length) } });
+    }
+    // A charset or Content-Encoding the parser does not know is refused before it reads a
+    // byte: the service answers the request as if no parser had run.
+    if ((error.type === 'charset.unsupported' || error.type === 'encoding.unsupported') && !req.readableDidRead) {
+      return serveRequest(req, res);
+    }
+    // The client left while the parser read; there is no one to answer.
+    if (error.type === 'request.aborted') {
+      res.destroy();
+      return;
     }
     return next(error);
   };

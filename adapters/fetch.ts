@@ -42,7 +42,21 @@ export interface FetchHandler {
 export const createFetchHandler = ({ mountPath, ...options }: FetchHandlerOptions): FetchHandler => {
   const service = createPetService(options);
   const context = mountPath === undefined ? undefined : { mountPath };
-  return { fetch: (request) => service(request, context), service, store: service };
+  const reportError = options.logger?.error ?? ((message: string, error: unknown) => console.error(message, error));
+  // The service answers every request itself; should it ever throw, the runtime's own error
+  // page (which may show the stack) must not answer in its place.
+  const fetch = (request: Request) =>
+    service(request, context).catch((error: unknown) => {
+      reportError(`${request.method} request failed`, error);
+      return Response.json(INTERNAL_ERROR, { status: 500, headers: { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' } });
+    });
+  return { fetch, service, store: service };
+};
+
+const INTERNAL_ERROR = {
+  code: 'internal_error',
+  message: 'Something went wrong on our side; nothing was changed by the failure. Please try again.',
+  status: 500,
 };
 
 /** Environment variables as Workers pass them (`env`) or Node-like runtimes expose them. */

@@ -1,10 +1,16 @@
-/** @module The standalone server: the service on `@whatwg-node/server` over `node:http`. */
+/**
+ * @module The standalone server: the service over `node:http` (its Requests and answers made
+ * and written by `@whatwg-node`), with the limits a server on an open network needs.
+ */
 import { hash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Response as ServerResponse } from '@whatwg-node/fetch';
-import { createServerAdapter } from '@whatwg-node/server';
 import { createPetService, type PetService, type PetServiceOptions, type Sha256 } from '../../core/index.js';
+import { closeStalledConnections } from './closeStalledConnections.js';
+import { createClientErrorListener } from './createClientErrorListener.js';
+import { createRequestListener, logPath } from './createRequestListener.js';
+import { limitConnections } from './limitConnections.js';
 
 /** How to run the standalone server: the service's options plus where to listen. */
 export interface ServeOptions extends PetServiceOptions {
@@ -12,10 +18,35 @@ export interface ServeOptions extends PetServiceOptions {
   host?: string;
   /** The port; 8080 by default, 0 for any free port. */
   port?: number;
-  /** Milliseconds a client may take to send its headers before it is cut off; 10 s by default. */
+  /** Milliseconds a client may take to send its headers before it is answered 408 and cut off; 10 s by default. */
   headersTimeout?: number;
-  /** Milliseconds a client may take to send a whole request; 30 s by default. */
+  /** Milliseconds a client may take to send a whole request, body included; 30 s by default. */
   requestTimeout?: number;
+  /** Milliseconds an idle keep-alive connection is kept open for the client's next request; 5 s by default. */
+  keepAliveTimeout?: number;
+  /**
+   * Milliseconds a connection's unsent answers may go without moving (a client that asks and
+   * does not read) before the connection is closed; 10 s by default.
+   */
+  writeTimeout?: number;
+  /**
+   * Connections open at once, from all clients; more are closed as soon as they are accepted.
+   * 900 by default, which leaves room for the storage's files within the usual limit of
+   * 1,024 open files (`ulimit -n`): raise the two together.
+   */
+  maxConnections?: number;
+  /**
+   * Connections open at once from one client address (an IPv6 /64 counts as one address);
+   * more are closed as soon as they are accepted. 128 by default. Behind a reverse proxy every
+   * connection comes from the proxy's address: set it to `maxConnections` there.
+   */
+  maxConnectionsPerAddress?: number;
+  /**
+   * Requests one connection may send ahead of their answers (HTTP/1.1 pipelining). The next
+   * one is answered 429 `rate_limited` with `Retry-After`, after the answers already owed,
+   * and the connection is closed; whatever was sent behind it is dropped unread. 16 by default.
+   */
+  maxPipelinedRequests?: number;
   /** Milliseconds `close()` waits for in-flight requests before cutting them; 10 s by default. */
   shutdownTimeout?: number;
 }
@@ -43,18 +74,71 @@ const formatOrigin = (host: string, port: number) => `http://${host.includes(':'
 
 /** Starts the standalone server and resolves once it listens. */
 export const serve = async (options: ServeOptions): Promise<AnimalStoreServer> => {
-  const { host = '127.0.0.1', port = 8080, headersTimeout = 10_000, requestTimeout = 30_000, shutdownTimeout = 10_000 } = options;
+  const {
+    host = '127.0.0.1',
+    port = 8080,
+    headersTimeout = 10_000,
+    requestTimeout = 30_000,
+    keepAliveTimeout = 5_000,
+    writeTimeout = 10_000,
+    maxConnections = 900,
+    maxConnectionsPerAddress = 128,
+    maxPipelinedRequests = 16,
+    shutdownTimeout = 10_000,
+  } = options;
+  const limits = {
+    headersTimeout,
+    requestTimeout,
+    keepAliveTimeout,
+    writeTimeout,
+    maxConnections,
+    maxConnectionsPerAddress,
+    maxPipelinedRequests,
+  };
+  for (const [name, value] of Object.entries(limits)) {
+    // A zero or a typo must not start a server that refuses everyone or never times out.
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new TypeError(`serve(): ${name} must be a positive whole number, not ${String(value)}.`);
+  }
   // Answering with the server's own Response class lets it write each body in one call
   // instead of streaming it: about three times the throughput on small JSON answers.
   const service = createPetService({ sha256: nodeSha256, fetchAPI: { Response: ServerResponse as typeof Response }, ...options });
-  const adapter = createServerAdapter((request: Request) => service(request));
+  const access = options.logger?.access;
+  const reportError = options.logger?.error ?? ((message: string, error: unknown) => console.error(message, error));
+  // The access line of an answer made here, which never reaches the service (a failing log
+  // must not cost the answer).
+  const logAnswer = (method: string, path: string, status: number) => {
+    try {
+      access?.({ method, path, status, milliseconds: 0 });
+    } catch (error) {
+      reportError('the access log failed', error);
+    }
+  };
+  const requestListener = createRequestListener(service, { maxPipelinedRequests, logAnswer, reportError });
   // Slow clients are cut off instead of holding sockets (and memory) forever.
   // Node checks those deadlines every connectionsCheckingInterval (30 s by default): check
   // often enough that a deadline means what it says.
   const server = createServer(
-    { headersTimeout, requestTimeout, keepAliveTimeout: 5_000, connectionsCheckingInterval: Math.min(1_000, headersTimeout) },
-    adapter,
+    {
+      headersTimeout,
+      requestTimeout,
+      keepAliveTimeout,
+      connectionsCheckingInterval: Math.min(1_000, headersTimeout),
+      // Checked by the listener, which answers with an Error body rather than Node's empty one.
+      requireHostHeader: false,
+    },
+    requestListener,
   );
+  // What node:http refuses before there is a request is answered with an Error body too.
+  server.on(
+    'clientError',
+    createClientErrorListener((answer, req) => logAnswer(req?.method ?? '-', req ? logPath(req.url) : '-', answer.status)),
+  );
+  // An expectation other than 100-continue is served as if absent (RFC 9110 §10.1.1 allows
+  // it), instead of Node's 417 with an empty body.
+  server.on('checkExpectation', requestListener);
+  limitConnections(server, { maxConnections, maxConnectionsPerAddress });
+  closeStalledConnections(server, writeTimeout);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

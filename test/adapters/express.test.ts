@@ -2,10 +2,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express } from 'express';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { animalStore } from '../../adapters/express.js';
 import { createAnimalStore } from '../../core/index.js';
 import { createMemoryStorage } from '../../storage/createMemoryStorage.js';
+import { expectErrorAnswer } from './node/errorAnswers.js';
+import { exchange } from './node/rawHttp.js';
 
 const KEY = 'express-test-key-0001';
 const json = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
@@ -148,5 +150,72 @@ describe('animal-store/express', () => {
     expect(one.headers.get('link')).toBe(
       '</shop/pets-api/v1/pets>; rel="successor-version", </shop/pets-api/v1/docs#deprecation>; rel="deprecation"; type="text/html"',
     );
+  });
+});
+
+describe('animal-store/express against requests no HTTP client would send', () => {
+  const rawTo = async (app: Express, bytes: string) => {
+    const origin = await start(app);
+    return (await exchange(Number(new URL(origin).port), bytes, { answers: 1 })).answers[0];
+  };
+
+  it('answers a malformed Host with a 400 Error naming Host, and never routes by it', async () => {
+    const app = express();
+    app.use('/catalogue', animalStore(options()));
+    const answer = await rawTo(app, `GET /catalogue/healthz HTTP/1.1\r\nHost: x/v1/pets/1#\r\n\r\n`);
+    expect(expectErrorAnswer(answer, 400, 'validation_failed').details).toEqual([{ path: 'Host', message: expect.any(String) }]);
+  });
+
+  it('answers two Authorization headers with a 400 Error naming Authorization, not the first one winning', async () => {
+    const app = express();
+    app.use('/catalogue', animalStore(options()));
+    const answer = await rawTo(
+      app,
+      `GET /catalogue/v1/pets HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${KEY}\r\nAuthorization: Bearer other\r\n\r\n`,
+    );
+    expect(expectErrorAnswer(answer, 400, 'validation_failed').details?.[0]?.path).toBe('Authorization');
+  });
+
+  it('serves an absolute-form target by its path and query', async () => {
+    const app = express();
+    app.use('/catalogue', animalStore(options()));
+    const answer = await rawTo(
+      app,
+      `GET http://example.com/catalogue/v1/pets?limit=1 HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${KEY}\r\n\r\n`,
+    );
+    expect(answer?.status).toBe(200);
+    expect(answer?.body).toBe('[]');
+  });
+
+  it('answers a failure of its own with a bare 500 Error, never the stack Express shows outside production', async () => {
+    const reported = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const failing = Object.assign(
+      async () => {
+        throw new Error('boom at /work/secret.ts:1');
+      },
+      { catalogue: createAnimalStore(options()).catalogue, deprecatedUses: () => [] },
+    );
+    const app = express();
+    app.use('/catalogue', animalStore(failing));
+    const answer = await rawTo(app, 'GET /catalogue/v1/pets HTTP/1.1\r\nHost: a\r\n\r\n');
+    expect(expectErrorAnswer(answer, 500, 'internal_error').message).not.toMatch(/boom/);
+    expect(reported).toHaveBeenCalledWith(
+      'GET /catalogue/v1/pets failed',
+      expect.objectContaining({ message: expect.stringMatching(/boom/) }),
+    );
+    reported.mockRestore();
+  });
+
+  it('serves a body whose charset express.json() refuses, as if no parser had run', async () => {
+    const app = express();
+    app.use(express.json());
+    app.use('/catalogue', animalStore(options()));
+    const origin = await start(app);
+    const response = await fetch(`${origin}/catalogue/v1/pets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json; charset=latin1' },
+      body: '{"name":"Rex","categoryId":1}',
+    });
+    expect(response.status).toBe(201);
   });
 });

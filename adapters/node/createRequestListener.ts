@@ -1,0 +1,137 @@
+/**
+ * @module The bridge from `node:http` to the service: builds the Web Request from the request
+ * target alone, answers what must not reach the service, and bounds what one connection may
+ * have waiting. `@whatwg-node` builds the Request and writes the answer, as it does in its
+ * own adapter, whose URL comes from the Host header.
+ */
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { Request as ServerRequest } from '@whatwg-node/fetch';
+import { createCustomAbortControllerSignal, sendNodeResponse } from '@whatwg-node/server';
+import type { PetService } from '../../core/index.js';
+import { connectionState, trackAnswer } from './connectionState.js';
+import { type ErrorAnswer, writeErrorAnswer } from './ErrorAnswer.js';
+import { FIXED_ORIGIN, readRequestHead, targetPathAndQuery } from './readRequestHead.js';
+
+/** What the listener needs beyond the service. */
+export interface RequestListenerOptions {
+  /** Requests one connection may have waiting for their answers; see `ServeOptions.maxPipelinedRequests`. */
+  maxPipelinedRequests: number;
+  /** Records an answer the adapter made itself, for the access log. */
+  logAnswer(method: string, path: string, status: number): void;
+  /** Reports a failure of the adapter itself: the client sees a bare 500. */
+  reportError(message: string, error: unknown): void;
+}
+
+const tooManyPipelined = (max: number): ErrorAnswer => ({
+  status: 429,
+  code: 'rate_limited',
+  message: `More than ${max} requests were sent on one connection without waiting for their answers; read the answers, or open another connection.`,
+  headers: { 'retry-after': '1' },
+});
+
+const INTERNAL_ERROR: ErrorAnswer = {
+  status: 500,
+  code: 'internal_error',
+  message: 'Something went wrong on our side; nothing was changed by the failure. Please try again.',
+};
+
+/**
+ * Stops reading a refused connection: it closes once the answers it is owed are sent.
+ *
+ * One read can hold a thousand more pipelined requests, and node:http parses a read whole,
+ * making objects for each request, before any of them is seen here: that, not the answers,
+ * is what a flood of pipelined requests costs. Node's parser stops in the middle of a read
+ * when the request callback answers 2, which is how Node hands over an upgraded connection;
+ * the parser's callback is replaced with one that answers just that, so the rest of the read
+ * is dropped unparsed. Where a Node version has no such callback, the requests still arrive
+ * here and are dropped one by one (see `dropped`).
+ */
+const stopReading = (socket: Socket): void => {
+  socket.pause();
+  const parser = (socket as Socket & { parser?: { onIncoming?: unknown } }).parser;
+  if (parser && typeof parser.onIncoming === 'function') parser.onIncoming = () => 2;
+};
+
+/** The path of a request for the log: from its target, without the query (which may hold a cursor). */
+export const logPath = (target: string | undefined) => (targetPathAndQuery(target ?? '') ?? target ?? '').split('?', 1)[0]!.slice(0, 200);
+
+/**
+ * Builds the Web Request: the fixed origin plus the target's path and query, the headers as
+ * received, the body streamed, and a signal that aborts when the client goes away before
+ * its answer is sent, so a half-sent body is seen as abandoned rather than as a failure.
+ */
+const toWebRequest = (req: IncomingMessage, res: ServerResponse, pathAndQuery: string): Request => {
+  const controller = createCustomAbortControllerSignal();
+  // Abandoned: the request never arrived whole, or its answer could not be sent whole.
+  const abandon = () => {
+    if ((!req.complete || !res.writableFinished) && !controller.signal.aborted) controller.abort();
+  };
+  res.once('close', abandon);
+  // Registered before the body is read, so the signal is aborted before a reader sees the error.
+  req.once('error', abandon);
+  const url = `${FIXED_ORIGIN}${pathAndQuery}`;
+  const method = req.method ?? 'GET';
+  // As @whatwg-node/server passes them: its Headers reads Node's header record in place.
+  const headers = req.headers as unknown as HeadersInit;
+  if (method === 'GET' || method === 'HEAD') return new ServerRequest(url, { method, headers, signal: controller.signal });
+  return new ServerRequest(url, {
+    method,
+    headers,
+    signal: controller.signal,
+    body: req as unknown as ReadableStream<Uint8Array>,
+    duplex: 'half',
+  } as RequestInit);
+};
+
+/**
+ * Creates the `node:http` request listener for the service. Every request gets an answer or
+ * a closed connection, never a stack trace: whatever throws becomes a bare 500 and is reported.
+ */
+export const createRequestListener = (service: PetService, options: RequestListenerOptions): RequestListener => {
+  const { maxPipelinedRequests, logAnswer, reportError } = options;
+
+  const answer = (req: IncomingMessage, res: ServerResponse, errorAnswer: ErrorAnswer) => {
+    logAnswer(req.method ?? '', logPath(req.url), errorAnswer.status);
+    writeErrorAnswer(req, res, errorAnswer);
+  };
+
+  return (req, res) => {
+    const connection = connectionState(req.socket);
+    // After a refusal the connection closes once the answers owed are sent: the rest of what
+    // was pipelined behind it is dropped unanswered, as HTTP lets a server close at any time.
+    // Should requests still arrive (see stopReading), each is kept by Node until the
+    // connection closes: a client that sends that far ahead is cut off at once.
+    if (connection.refused) {
+      if (++connection.dropped === maxPipelinedRequests) req.socket.destroy();
+      return;
+    }
+    trackAnswer(connection, req, res);
+    if (connection.waiting > maxPipelinedRequests) {
+      connection.refused = true;
+      stopReading(req.socket);
+      answer(req, res, tooManyPipelined(maxPipelinedRequests));
+      return;
+    }
+
+    const head = readRequestHead(req.url ?? '', req.rawHeaders, req.httpVersion);
+    if (head.answer) {
+      answer(req, res, head.answer);
+      return;
+    }
+    let request: Request;
+    try {
+      request = toWebRequest(req, res, head.pathAndQuery);
+    } catch (error) {
+      reportError(`${req.method} ${logPath(req.url)} could not be read`, error);
+      answer(req, res, INTERNAL_ERROR);
+      return;
+    }
+    service(request)
+      .then((response) => sendNodeResponse(response, res, req, true))
+      .catch((error: unknown) => {
+        reportError(`${req.method} ${logPath(req.url)} failed`, error);
+        answer(req, res, INTERNAL_ERROR);
+      });
+  };
+};

@@ -1,0 +1,145 @@
+/** @module The standalone server's limits on connections (issue 13, "Unauthenticated denial of service"), with small limits. */
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { addressKey } from '../../../adapters/node/limitConnections.js';
+import { type AnimalStoreServer, createMemoryStorage, type ServeOptions, serve } from '../../../adapters/node.js';
+import type { AccessLogEntry } from '../../../core/index.js';
+import { expectErrorAnswer } from './errorAnswers.js';
+import { exchange } from './rawHttp.js';
+
+const KEY = 'connection-limits-key-0123456789';
+const healthz = 'GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n';
+let server: AnimalStoreServer | undefined;
+const sockets: net.Socket[] = [];
+
+afterEach(async () => {
+  for (const socket of sockets.splice(0)) socket.destroy();
+  await server?.close();
+  server = undefined;
+});
+
+const start = async (options: Partial<ServeOptions>) => {
+  server = await serve({ storage: createMemoryStorage(), keys: [KEY], port: 0, logger: {}, ...options });
+  return server;
+};
+
+/** Opens a connection that sends nothing and resolves once the server has accepted it (or closed it). */
+const idleConnection = (port: number, localAddress = '127.0.0.1') =>
+  new Promise<net.Socket>((resolve) => {
+    const socket = net.connect({ port, host: '127.0.0.1', localAddress });
+    sockets.push(socket);
+    socket.on('error', () => {});
+    socket.on('connect', () => setTimeout(() => resolve(socket), 50));
+  });
+
+/** Resolves once the server has `count` connections open. */
+const serverConnections = (running: AnimalStoreServer) =>
+  new Promise<number>((resolve, reject) => running.server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+
+describe('connection caps', () => {
+  it('closes connections from one address beyond maxConnectionsPerAddress, and keeps serving other addresses', async () => {
+    const { port } = await start({ maxConnectionsPerAddress: 3 });
+    for (let i = 0; i < 3; i++) await idleConnection(port, '127.0.0.2');
+    const over = await exchange(port, healthz, { localAddress: '127.0.0.2' });
+    expect(over).toMatchObject({ answers: [], closed: true });
+    const other = await exchange(port, healthz, { localAddress: '127.0.0.1', answers: 1 });
+    expect(other.answers[0]!.status).toBe(200);
+    // A freed place is a place again.
+    sockets.shift()!.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const again = await exchange(port, healthz, { localAddress: '127.0.0.2', answers: 1 });
+    expect(again.answers[0]!.status).toBe(200);
+  });
+
+  it('closes connections beyond maxConnections in total', async () => {
+    const running = await start({ maxConnections: 3, maxConnectionsPerAddress: 10 });
+    for (let i = 0; i < 3; i++) await idleConnection(running.port, `127.0.0.${2 + i}`);
+    expect(await serverConnections(running)).toBe(3);
+    const over = await exchange(running.port, healthz, { localAddress: '127.0.0.9' });
+    expect(over).toMatchObject({ answers: [], closed: true });
+    sockets.shift()!.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await exchange(running.port, healthz, { answers: 1 })).answers[0]!.status).toBe(200);
+  });
+
+  it('counts an IPv6 client by its /64 and an IPv4-mapped one by its IPv4 address', () => {
+    expect(addressKey('2001:db8:1:2:aaaa::1')).toBe(addressKey('2001:db8:1:2:bbbb:cccc:dddd:eeee'));
+    expect(addressKey('2001:db8:1:2::1')).not.toBe(addressKey('2001:db8:1:3::1'));
+    expect(addressKey('::ffff:192.0.2.7')).toBe('192.0.2.7');
+    expect(addressKey('192.0.2.7')).toBe('192.0.2.7');
+  });
+});
+
+describe('pipelining', () => {
+  it('answers up to maxPipelinedRequests sent ahead, then 429 rate_limited with Retry-After, and closes', async () => {
+    const access: AccessLogEntry[] = [];
+    const { port } = await start({ maxPipelinedRequests: 4, logger: { access: (entry) => access.push(entry) } });
+    const { answers, closed } = await exchange(port, healthz.repeat(10));
+    expect(answers.slice(0, 4).map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+    const refusal = expectErrorAnswer(answers[4], 429, 'rate_limited');
+    expect(refusal.message).toMatch(/4 requests/);
+    expect(answers[4]!.headers['retry-after']).toBe('1');
+    expect(answers[4]!.headers.connection).toBe('close');
+    expect(answers).toHaveLength(5);
+    expect(closed).toBe(true);
+    expect(access.filter((entry) => entry.status === 429)).toHaveLength(1);
+  });
+
+  it('answers every request of a pipeline within the bound, and keeps the connection', async () => {
+    const { port } = await start({ maxPipelinedRequests: 4 });
+    const { answers, closed } = await exchange(port, healthz.repeat(4), { answers: 4 });
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+    expect(closed).toBe(false);
+  });
+
+  it('cuts at once a connection that pipelines far beyond the bound in one write', async () => {
+    const running = await start({ maxPipelinedRequests: 4 });
+    const { answers } = await exchange(running.port, healthz.repeat(2_000));
+    expect(answers.length).toBeLessThanOrEqual(5);
+    expect(await serverConnections(running)).toBe(0);
+  });
+});
+
+describe('stalled writes', () => {
+  it('closes a connection whose answers stop moving for writeTimeout: a client that asks and never reads', async () => {
+    const running = await start({ writeTimeout: 500 });
+    for (let i = 0; i < 100; i++) await running.service.catalogue.createPet({ name: 'x'.repeat(200), categoryId: 1 });
+    const closed = new Promise<void>((resolve) => running.server.once('connection', (socket) => socket.once('close', () => resolve())));
+    const client = net.connect(running.port, '127.0.0.1');
+    sockets.push(client);
+    client.pause(); // never reads
+    client.on('error', () => {});
+    const round = `GET /v1/pets?limit=100 HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${KEY}\r\n\r\n`.repeat(8);
+    // Rounds of requests within the pipelining bound, until the kernel's buffers are full.
+    const sending = setInterval(() => client.write(round), 20);
+    try {
+      await expect(
+        Promise.race([closed.then(() => 'closed'), new Promise((resolve) => setTimeout(() => resolve('still open'), 15_000))]),
+      ).resolves.toBe('closed');
+    } finally {
+      clearInterval(sending);
+    }
+  }, 20_000);
+
+  it('does not close a client that reads, however large its answers', async () => {
+    const running = await start({ writeTimeout: 500 });
+    for (let i = 0; i < 100; i++) await running.service.catalogue.createPet({ name: 'x'.repeat(200), categoryId: 1 });
+    const request = `GET /v1/pets?limit=100 HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${KEY}\r\n\r\n`;
+    const { answers, closed } = await exchange(running.port, request.repeat(16), { answers: 16 });
+    expect(answers.map((answer) => answer.status)).toEqual(Array(16).fill(200));
+    expect(closed).toBe(false);
+  });
+});
+
+describe('serve() options', () => {
+  it('refuses a limit that is not a positive whole number, rather than start a server that refuses everyone', async () => {
+    for (const options of [
+      { maxConnectionsPerAddress: 0 },
+      { maxConnections: -1 },
+      { writeTimeout: Number.NaN },
+      { maxPipelinedRequests: 1.5 },
+    ]) {
+      await expect(start(options)).rejects.toThrow(/must be a positive whole number/);
+    }
+  });
+});

@@ -1,0 +1,75 @@
+/**
+ * @module The standalone server under `ulimit -n 1024` against 1,100 connections trickling a
+ * body (issue 13): before the connection caps, they took every open file, and every other
+ * client was refused for as long as they stayed.
+ */
+import net from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { type NodeProcess, waitForOutput } from '../../support/nodeProcess.js';
+import { tempDataFile } from '../../support/tempFolder.js';
+import { startHostileClients, startServerInChild, stopHostileClients } from './childProcesses.js';
+import { exchange, parseAnswers } from './rawHttp.js';
+
+const KEY = 'open-files-test-key-0123456789';
+const create = (name: string) => {
+  const body = JSON.stringify({ name, categoryId: 1 });
+  return `POST /v1/pets HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+};
+
+/** How many of the hostile clients' connections are open, by their last report. */
+const openNow = (clients: NodeProcess) => Number([...clients.stdout().matchAll(/open (\d+)/g)].at(-1)?.[1] ?? 0);
+
+/** Resolves once `condition` holds, checking every 100 ms; rejects after `milliseconds`. */
+const until = async (condition: () => boolean, what: string, milliseconds = 20_000) => {
+  const deadline = Date.now() + milliseconds;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+};
+
+describe('the standalone server with 1,024 open files', () => {
+  it('sheds 1,100 trickling connections from one address and goes on serving everyone else, its data file included', async () => {
+    const server = await startServerInChild({ keys: [KEY], dataFile: tempDataFile() }, { openFiles: 1024 });
+    const tricklers = await startHostileClients({ mode: 'trickle', port: server.port, connections: 1_100, localAddress: '127.0.0.2' });
+    try {
+      // The cap per address (128 by default) closes the rest as they come; those it let in trickle on.
+      await waitForOutput(tricklers, /^open 128 closed 972$/m, 20_000);
+      const health = await exchange(server.port, 'GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n', { answers: 1 });
+      expect(health.answers[0]?.status).toBe(200);
+      const created = await exchange(server.port, create('Rex'), { answers: 1 });
+      expect(created.answers[0]?.status).toBe(201);
+    } finally {
+      await stopHostileClients(tricklers);
+    }
+    expect(server.stderr()).toBe('');
+  }, 60_000);
+
+  it('keeps its open files for its clients and its data file when 1,100 connections from many addresses fill the total cap', async () => {
+    const server = await startServerInChild({ keys: [KEY], dataFile: tempDataFile() }, { openFiles: 1024 });
+    // A client already connected before the crowd arrives, kept alive by a request a second.
+    const client = net.connect(server.port, '127.0.0.1');
+    let received = '';
+    client.setEncoding('latin1').on('data', (chunk: string) => (received += chunk));
+    const keepAlive = setInterval(() => client.write('GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n'), 1_000);
+    const crowd: NodeProcess[] = [];
+    try {
+      // 11 addresses with 100 connections each: under the cap per address, over the total of 900.
+      for (let i = 0; i < 11; i++) {
+        crowd.push(await startHostileClients({ mode: 'trickle', port: server.port, connections: 100, localAddress: `127.0.1.${i + 1}` }));
+      }
+      const crowdOpen = () => crowd.reduce((sum, clients) => sum + openNow(clients), 0);
+      await until(() => crowdOpen() <= 900, 'the server has shed what the total cap does not hold');
+      const before = parseAnswers(received).answers.length;
+      client.write(create('Kept'));
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const answers = parseAnswers(received).answers.slice(before);
+      expect(answers.map((answer) => answer.status)).toContain(201);
+    } finally {
+      clearInterval(keepAlive);
+      client.destroy();
+      for (const clients of crowd) await stopHostileClients(clients);
+    }
+    expect(server.stderr()).toBe('');
+  }, 90_000);
+});
