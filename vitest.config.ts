@@ -12,8 +12,15 @@ export default defineConfig({
       },
       {
         extends: true,
-        // Real processes on a 2-core machine: give them room.
-        test: { name: 'system', include: ['test/**/*.system.test.ts'], testTimeout: 20_000, hookTimeout: 30_000 },
+        // Real processes on a 2-core machine: give them room, and run one file at a time, so a
+        // flood or fuzz suite never starves the servers another file is timing.
+        test: {
+          name: 'system',
+          include: ['test/**/*.system.test.ts'],
+          testTimeout: 20_000,
+          hookTimeout: 30_000,
+          fileParallelism: false,
+        },
       },
     ],
   },

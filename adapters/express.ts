@@ -137,6 +137,7 @@ export const expressMiddleware = (options: PetServiceOptions | PetService): Expr
         path: req.originalUrl.split('?', 1)[0]!.slice(0, 200),
         status: errorAnswer.status,
         milliseconds: 0,
+        operation: undefined,
       });
     } catch (error) {
       reportError('the access log failed', error);

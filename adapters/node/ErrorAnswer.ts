@@ -7,12 +7,8 @@
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { ErrorCode, ErrorDetail } from '../../core/index.js';
 
-/**
- * The codes an adapter answers with: the service's, plus two for what only a connection
- * shows. `request_timeout` (408) is proposed for the documented set; `rate_limited` (429) is
- * documented in the second release's additions.
- */
-export type AdapterErrorCode = ErrorCode | 'rate_limited' | 'request_timeout';
+/** The codes an adapter answers with: the service's own (`request_timeout` is only ever the adapter's). */
+export type AdapterErrorCode = ErrorCode;
 
 /** An Error answer an adapter makes: the body's fields, plus headers of its own. */
 export interface ErrorAnswer {

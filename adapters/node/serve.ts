@@ -109,7 +109,7 @@ export const serve = async (options: ServeOptions): Promise<AnimalStoreServer> =
   // must not cost the answer).
   const logAnswer = (method: string, path: string, status: number) => {
     try {
-      access?.({ method, path, status, milliseconds: 0 });
+      access?.({ method, path, status, milliseconds: 0, operation: undefined });
     } catch (error) {
       reportError('the access log failed', error);
     }
