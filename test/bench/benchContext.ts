@@ -16,7 +16,7 @@ export interface BenchContext {
   compiledDir?: string;
   /** Profile our server into this directory. */
   profileDir?: string;
-  /** The PostgreSQL URL for our `postgres` store, when the run has one. */
+  /** The PostgreSQL URL for our `postgres` storage, when the run has one. */
   databaseUrl?: string;
   /** A progress line on stderr. */
   log(line: string): void;

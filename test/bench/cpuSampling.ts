@@ -22,7 +22,8 @@ export interface CpuFigures {
 /** What to watch. */
 export interface CpuTargets {
   serverPid: number;
-  generatorPid: number;
+  /** The load generator's process; none while a server starts. */
+  generatorPid?: number;
   serverCore?: number;
   loadCore?: number;
 }
@@ -92,7 +93,7 @@ export const startCpuSampling = (targets: CpuTargets, intervalMs = 200) => {
     const at = performance.now();
     const serverTicks = processTicks(targets.serverPid);
     if (serverTicks !== undefined) server.push({ at, ticks: serverTicks });
-    const generatorTicks = processTicks(targets.generatorPid);
+    const generatorTicks = targets.generatorPid === undefined ? undefined : processTicks(targets.generatorPid);
     if (generatorTicks !== undefined) generator.push({ at, ticks: generatorTicks });
     cores.push({ at, ticks: coreTicks() });
   };

@@ -9,6 +9,7 @@ import { type LoadTarget, runWrk, WRK_INSTALL, wrkVersion } from './wrkLoad.js';
 
 /** The generator names `--generator` takes. */
 export const GENERATORS = ['wrk', 'autocannon'] as const;
+/** A load generator's name. */
 export type GeneratorName = (typeof GENERATORS)[number];
 
 /** A load generator, ready to run. */

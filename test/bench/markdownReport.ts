@@ -119,13 +119,16 @@ export const markdownReport = (results: BenchResults): string => {
   if (results.startup.length > 0) {
     lines.push(
       '',
-      `| Start-up (spawn → listening) / resident memory after start | ${CONTENDERS.map((id) => CONTENDER_LABELS[id]).join(' | ')} |`,
+      `| Start-up (spawn → listening, with the server's share of a core meanwhile) / resident memory after start | ${CONTENDERS.map((id) => CONTENDER_LABELS[id]).join(' | ')} |`,
     );
     lines.push(`|---|${CONTENDERS.map(() => '--:').join('|')}|`);
     for (const startup of results.startup) {
       const cells = CONTENDERS.map((id) => {
         const figures = startup.contenders[id];
-        return figures ? `${milliseconds(figures.startupMs)} ms / ${Math.round(figures.rssMiB)} MiB` : 'failed';
+        if (!figures) return 'failed';
+        const cpu =
+          figures.serverCpu === undefined ? '' : ` (CPU ${percent(figures.serverCpu)}${coreShared(figures) ? ' ⚠ core shared' : ''})`;
+        return `${milliseconds(figures.startupMs)} ms${cpu} / ${Math.round(figures.rssMiB)} MiB`;
       });
       lines.push(`| ${formatCount(startup.animals)} animals in the file | ${cells.join(' | ')} |`);
     }

@@ -4,19 +4,25 @@ import { errorText } from './benchContext.js';
 import { formatCount, median, type StartupResult } from './results.js';
 import { CONTENDER_LABELS, type ContenderId, startServer } from './servers.js';
 
+/** `{ [name]: value }` when the value is a number, else nothing: results.json leaves out what /proc could not tell. */
+const optional = (name: string, value: number) => (Number.isFinite(value) ? { [name]: value } : {});
+
 /** Starts every contender `repeats` times on each catalogue size and returns the medians. */
 export const measureStartup = async (context: BenchContext, sizes: readonly number[], repeats: number): Promise<StartupResult[]> => {
   const startup: StartupResult[] = [];
   for (const animals of sizes) {
     const data = await context.dataFor(animals);
-    const samples = new Map<ContenderId, { startupMs: number; rssMiB: number; peakMiB: number }[]>();
+    const samples = new Map<
+      ContenderId,
+      { startupMs: number; rssMiB: number; peakMiB: number; serverCpu?: number; serverCoreBusy?: number }[]
+    >();
     const failures: string[] = [];
     for (let repeat = 0; repeat < repeats; repeat++) {
       for (const contender of context.contenders) {
         try {
           const server = await startServer(contender, {
             data,
-            store: 'file',
+            storage: 'file',
             workDir: context.workDir(),
             pinning: context.pinning,
             compiledDir: context.compiledDir,
@@ -24,10 +30,17 @@ export const measureStartup = async (context: BenchContext, sizes: readonly numb
           const memory = server.memory();
           await server.stop();
           const list = samples.get(contender) ?? [];
-          list.push({ startupMs: server.startupMs, rssMiB: memory?.rssMiB ?? NaN, peakMiB: memory?.peakMiB ?? NaN });
+          list.push({
+            startupMs: server.startupMs,
+            rssMiB: memory?.rssMiB ?? NaN,
+            peakMiB: memory?.peakMiB ?? NaN,
+            serverCpu: server.startupCpu.serverCpu,
+            serverCoreBusy: server.startupCpu.serverCoreBusy,
+          });
           samples.set(contender, list);
           context.log(
-            `start-up ${CONTENDER_LABELS[contender]} @ ${formatCount(animals)}: ${server.startupMs.toFixed(0)} ms, ${memory?.rssMiB.toFixed(0)} MiB`,
+            `start-up ${CONTENDER_LABELS[contender]} @ ${formatCount(animals)}: ${server.startupMs.toFixed(0)} ms, ${memory?.rssMiB.toFixed(0)} MiB; ` +
+              `CPU ${server.startupCpu.serverCpu?.toFixed(0) ?? '?'}% (core ${server.startupCpu.serverCoreBusy?.toFixed(0) ?? '?'}%)`,
           );
         } catch (error) {
           context.failed();
@@ -42,6 +55,8 @@ export const measureStartup = async (context: BenchContext, sizes: readonly numb
         startupMs: median(list.map((sample) => sample.startupMs)),
         rssMiB: median(list.map((sample) => sample.rssMiB)),
         peakMiB: median(list.map((sample) => sample.peakMiB)),
+        ...optional('serverCpu', median(list.map((sample) => sample.serverCpu))),
+        ...optional('serverCoreBusy', median(list.map((sample) => sample.serverCoreBusy))),
         runs: list.length,
       };
     }

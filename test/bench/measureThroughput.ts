@@ -1,5 +1,5 @@
 /**
- * @module Throughput: every round starts each contender on each group's catalogue and store
+ * @module Throughput: every round starts each contender on each group's catalogue and storage
  * in turn (A B C D A B C D …), checks each operation's answer, warms up and loads it with the
  * load generator; then medians and our ratios to bare node:http and to the library floor.
  */
@@ -7,39 +7,39 @@ import type { BenchContext } from './benchContext.js';
 import { errorText } from './benchContext.js';
 import type { LoadGenerator } from './loadGenerator.js';
 import { type ContenderFigures, formatCount, medianFigures, type Scale, type WorkloadId, type WorkloadResult } from './results.js';
-import { CONTENDER_LABELS, type ContenderId, type RunningServer, STORES_OF, type StoreKind, startServer } from './servers.js';
+import { CONTENDER_LABELS, type ContenderId, type RunningServer, STORAGES_OF, type StorageKind, startServer } from './servers.js';
 import { checkAnswer, type LoadSettings, OPERATION_LABELS, type Operation, seedOverHttp } from './workloads.js';
 
 /** Servers are started once per group and run its operations in order (creates last). */
 export interface Group {
   scale: Scale;
-  store: StoreKind;
+  storage: StorageKind;
   operations: Operation[];
 }
 
 /** The groups of every run; `postgres` ones only when the bench is given a database. */
 export const GROUPS: Group[] = [
-  { scale: 'medium', store: 'file', operations: ['list20', 'list100sold', 'getById', 'createDurable'] },
-  { scale: 'medium', store: 'memory', operations: ['createMemory'] },
-  { scale: 'small', store: 'file', operations: ['list20', 'list100sold'] },
-  { scale: 'large', store: 'file', operations: ['list20', 'list100sold', 'createDurable'] },
-  { scale: 'medium', store: 'postgres', operations: ['list20', 'list100sold', 'getById', 'createDurable'] },
+  { scale: 'medium', storage: 'file', operations: ['list20', 'list100sold', 'getById', 'createDurable'] },
+  { scale: 'medium', storage: 'memory', operations: ['createMemory'] },
+  { scale: 'small', storage: 'file', operations: ['list20', 'list100sold'] },
+  { scale: 'large', storage: 'file', operations: ['list20', 'list100sold', 'createDurable'] },
+  { scale: 'medium', storage: 'postgres', operations: ['list20', 'list100sold', 'getById', 'createDurable'] },
 ];
 
-/** A workload's id: the store is named only for PostgreSQL, so file and memory ids read as they always have. */
-export const workloadId = (operation: Operation, scale: Scale, store: StoreKind): WorkloadId =>
-  store === 'postgres' ? `${operation}@${scale}@postgres` : `${operation}@${scale}`;
+/** A workload's id: the storage is named only for PostgreSQL, so file and memory ids read as they always have. */
+export const workloadId = (operation: Operation, scale: Scale, storage: StorageKind): WorkloadId =>
+  storage === 'postgres' ? `${operation}@${scale}@postgres` : `${operation}@${scale}`;
 
-/** The table's label of an operation on a store. */
-const labelOf = (operation: Operation, store: StoreKind) =>
-  store === 'postgres' ? `${OPERATION_LABELS[operation].replace(/ \(.*\)$/, '')} (PostgreSQL)` : OPERATION_LABELS[operation];
+/** The table's label of an operation on a storage. */
+const labelOf = (operation: Operation, storage: StorageKind) =>
+  storage === 'postgres' ? `${OPERATION_LABELS[operation].replace(/ \(.*\)$/, '')} (PostgreSQL)` : OPERATION_LABELS[operation];
 
-/** The table's order: each operation together, file before PostgreSQL, small to large catalogues. */
 const OPERATION_ORDER: Operation[] = ['list20', 'list100sold', 'getById', 'createMemory', 'createDurable'];
 const SCALE_ORDER: Scale[] = ['small', 'medium', 'large'];
+/** The table's order: each operation together, file before PostgreSQL, small to large catalogues. */
 export const inTableOrder = (a: WorkloadResult, b: WorkloadResult): number =>
   OPERATION_ORDER.indexOf(a.operation) - OPERATION_ORDER.indexOf(b.operation) ||
-  Number(a.store === 'postgres') - Number(b.store === 'postgres') ||
+  Number(a.storage === 'postgres') - Number(b.storage === 'postgres') ||
   SCALE_ORDER.indexOf(a.scale) - SCALE_ORDER.indexOf(b.scale);
 
 /** What to run and how hard. */
@@ -76,15 +76,15 @@ export const measureThroughput = async (context: BenchContext, plan: ThroughputP
   const workloads = new Map<WorkloadId, WorkloadResult>();
   for (const group of groups) {
     for (const operation of group.operations) {
-      const id = workloadId(operation, group.scale, group.store);
+      const id = workloadId(operation, group.scale, group.storage);
       const animals = plan.sizes[group.scale];
       workloads.set(id, {
         id,
         operation,
         scale: group.scale,
-        store: group.store,
+        storage: group.storage,
         animals,
-        label: `${labelOf(operation, group.store)} · ${formatCount(animals)}`,
+        label: `${labelOf(operation, group.storage)} · ${formatCount(animals)}`,
         contenders: {},
         ratioToBaseline: {},
         ratioToFloor: {},
@@ -101,13 +101,13 @@ export const measureThroughput = async (context: BenchContext, plan: ThroughputP
     for (const group of groups) {
       const animals = plan.sizes[group.scale];
       const data = await context.dataFor(animals);
-      for (const contender of context.contenders.filter((id) => STORES_OF[id].includes(group.store))) {
-        const name = `round ${round}/${plan.rounds} ${CONTENDER_LABELS[contender]} @ ${formatCount(animals)} ${group.store}`;
+      for (const contender of context.contenders.filter((id) => STORAGES_OF[id].includes(group.storage))) {
+        const name = `round ${round}/${plan.rounds} ${CONTENDER_LABELS[contender]} @ ${formatCount(animals)} ${group.storage}`;
         let server: RunningServer | undefined;
         try {
           server = await startServer(contender, {
             data,
-            store: group.store,
+            storage: group.storage,
             databaseUrl: context.databaseUrl,
             workDir: context.workDir(),
             pinning: context.pinning,
@@ -115,10 +115,10 @@ export const measureThroughput = async (context: BenchContext, plan: ThroughputP
             ...(context.profileDir && contender === 'ours' ? { profileDir: context.profileDir } : {}),
           });
           // Our memory and PostgreSQL servers start empty; the others load the same animals from the file.
-          if (contender === 'ours' && group.store !== 'file') await seedOverHttp(server.origin, animals, plan.load.connections);
+          if (contender === 'ours' && group.storage !== 'file') await seedOverHttp(server.origin, animals, plan.load.connections);
           const target = { origin: server.origin, serverPid: server.pid, pinning: context.pinning };
           for (const operation of group.operations) {
-            const id = workloadId(operation, group.scale, group.store);
+            const id = workloadId(operation, group.scale, group.storage);
             try {
               await checkAnswer(server.origin, operation);
               if (plan.warmupSeconds > 0) {
@@ -142,7 +142,7 @@ export const measureThroughput = async (context: BenchContext, plan: ThroughputP
         } catch (error) {
           context.failed();
           for (const operation of group.operations) {
-            figuresOf(workloadId(operation, group.scale, group.store), contender).failures.push(errorText(error));
+            figuresOf(workloadId(operation, group.scale, group.storage), contender).failures.push(errorText(error));
           }
           context.log(`${name} FAILED: ${errorText(error)}`);
         } finally {

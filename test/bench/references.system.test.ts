@@ -71,8 +71,8 @@ describe('The bench references (bare node:http and the @whatwg-node/server floor
     const data = await writeBenchData(join(folder, 'data'), 100);
     bareFile = join(folder, 'bare.json');
     floorFile = join(folder, 'floor.json');
-    copyFileSync(data.storeFile, bareFile);
-    copyFileSync(data.storeFile, floorFile);
+    copyFileSync(data.petFile, bareFile);
+    copyFileSync(data.petFile, floorFile);
     bare = await startReference({ keys: [BENCH_KEY], dataFile: bareFile, memory: false, libraryFloor: false });
     floor = await startReference({ keys: [BENCH_KEY], dataFile: floorFile, memory: false, libraryFloor: true });
     for (const [method, path, headers, body] of EXCHANGES) {

@@ -133,7 +133,7 @@ const render = async (file: string) => {
   results.generator ??= { name: 'autocannon', version: 'unknown', note: 'autocannon (recorded before the bench named its generator)' };
   results.judgement ??= { judged: false, why: 'the run was measured with autocannon' };
   for (const workload of results.workloads) {
-    workload.store ??= workload.operation === 'createMemory' ? 'memory' : 'file';
+    workload.storage ??= workload.operation === 'createMemory' ? 'memory' : 'file';
     computeRatios(workload);
   }
   results.workloads.sort(inTableOrder);
@@ -193,7 +193,7 @@ const main = async () => {
   const startup = await measureStartup(context, STARTUP_SIZES, STARTUP_REPEATS);
   const workloads = await measureThroughput(context, {
     // PostgreSQL only when given a database: the other stores need nothing outside the bench.
-    groups: GROUPS.filter((group) => group.store !== 'postgres' || args.database !== undefined),
+    groups: GROUPS.filter((group) => group.storage !== 'postgres' || args.database !== undefined),
     sizes: SIZES,
     selected,
     rounds: settings.rounds,
@@ -214,7 +214,7 @@ const main = async () => {
       why: judged
         ? `measured with ${generator.name}, a full run`
         : quick
-          ? 'a quick run measures small catalogues for a fraction of a second'
+          ? 'a quick run measures small catalogues for a second each, without a warm-up'
           : `the run was measured with ${generator.name}, not wrk`,
     },
     settings: {

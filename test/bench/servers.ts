@@ -11,6 +11,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { type NodeProcess, REPO_ROOT, spawnProcess, waitForOutput } from '../support/nodeProcess.js';
 import type { BenchDataFiles } from './benchData.js';
+import { type CpuFigures, startCpuSampling } from './cpuSampling.js';
 import { onServerCore, type Pinning } from './machine.js';
 import { BENCH_KEY } from './workloads.js';
 
@@ -18,6 +19,7 @@ export { REPO_ROOT } from '../support/nodeProcess.js';
 
 /** The contenders, in the order each round runs them. */
 export const CONTENDERS = ['ours', 'baseline', 'floor', 'jsonServer'] as const;
+/** A contender's id. */
 export type ContenderId = (typeof CONTENDERS)[number];
 
 /** How the contenders are named in the table and chart. */
@@ -33,10 +35,10 @@ export const CONTENDER_LABELS: Record<ContenderId, string> = {
  * bench's data); `memory`: nothing written; `postgres`: our `--database URL` storage, ours
  * only (the references and json-server have none), run when the bench is given `--database`.
  */
-export type StoreKind = 'file' | 'memory' | 'postgres';
+export type StorageKind = 'file' | 'memory' | 'postgres';
 
-/** The stores each contender can run on. */
-export const STORES_OF: Record<ContenderId, readonly StoreKind[]> = {
+/** The storages each contender can run on. */
+export const STORAGES_OF: Record<ContenderId, readonly StorageKind[]> = {
   ours: ['file', 'memory', 'postgres'],
   baseline: ['file', 'memory'],
   floor: ['file', 'memory'],
@@ -46,8 +48,8 @@ export const STORES_OF: Record<ContenderId, readonly StoreKind[]> = {
 /** What a contender is started on. */
 export interface StartRequest {
   data: BenchDataFiles;
-  store: StoreKind;
-  /** The PostgreSQL connection URL, for the `postgres` store. */
+  storage: StorageKind;
+  /** The PostgreSQL connection URL, for the `postgres` storage. */
   databaseUrl?: string;
   /** A fresh directory for this start's copy of the data. */
   workDir: string;
@@ -66,6 +68,8 @@ export interface RunningServer {
   pid: number;
   /** Milliseconds from spawn to listening. */
   startupMs: number;
+  /** The server's CPU and its core's business from spawn to listening: how much of the start-up was waiting for other programs. */
+  startupCpu: CpuFigures;
   /** Resident memory now and at its peak, in MiB, from /proc (undefined off Linux). */
   memory(): { rssMiB: number; peakMiB: number } | undefined;
   /** SIGTERM, then SIGKILL after a grace period; resolves when the process is gone. */
@@ -136,36 +140,36 @@ interface Command {
   port?: number;
 }
 
-/** The command that starts a contender on a store. */
+/** The command that starts a contender on a storage. */
 const commandFor = async (contender: ContenderId, request: StartRequest): Promise<Command> => {
-  const { data, store, workDir } = request;
-  if (!STORES_OF[contender].includes(store)) throw new Error(`${CONTENDER_LABELS[contender]} has no ${store} store`);
+  const { data, storage, workDir } = request;
+  if (!STORAGES_OF[contender].includes(storage)) throw new Error(`${CONTENDER_LABELS[contender]} has no ${storage} storage`);
   const copy = async (from: string) => {
     const to = join(workDir, `data-${data.animals}.json`);
     await copyFile(from, to);
     return to;
   };
   if (contender === 'ours') {
-    const storeArgs =
-      store === 'memory'
+    const storageArgs =
+      storage === 'memory'
         ? ['--memory']
-        : store === 'postgres'
+        : storage === 'postgres'
           ? // The PostgreSQL storage's step adds `--database URL` to the CLI; the bench expects
             // the database empty at each start and seeds it over HTTP, as `--memory`.
             ['--database', request.databaseUrl ?? '']
-          : ['--data', await copy(data.storeFile)];
+          : ['--data', await copy(data.petFile)];
     const profile = request.profileDir ? ['--cpu-prof', '--cpu-prof-dir', request.profileDir] : [];
     const entry = request.compiledDir
       ? [join(request.compiledDir, 'adapters/cli.js')]
       : [...TSX_IMPORT, join(REPO_ROOT, 'adapters/cli.ts')];
     return {
-      args: [...profile, ...entry, 'serve', '--host', '127.0.0.1', '--port', '0', '--api-key', BENCH_KEY, '--quiet', ...storeArgs],
+      args: [...profile, ...entry, 'serve', '--host', '127.0.0.1', '--port', '0', '--api-key', BENCH_KEY, '--quiet', ...storageArgs],
       cwd: REPO_ROOT,
     };
   }
   if (contender === 'baseline' || contender === 'floor') {
     // With `--memory` the references load the same file and write nothing.
-    const storeArgs = store === 'memory' ? ['--data', data.storeFile, '--memory'] : ['--data', await copy(data.storeFile)];
+    const storageArgs = storage === 'memory' ? ['--data', data.petFile, '--memory'] : ['--data', await copy(data.petFile)];
     return {
       args: [
         ...TSX_IMPORT,
@@ -175,14 +179,14 @@ const commandFor = async (contender: ContenderId, request: StartRequest): Promis
         BENCH_KEY,
         '--port',
         '0',
-        ...storeArgs,
+        ...storageArgs,
       ],
       cwd: REPO_ROOT,
     };
   }
   const routes = join(workDir, 'routes.json');
   await writeFile(routes, JSON.stringify(JSON_SERVER_ROUTES));
-  const source = store === 'memory' ? data.jsonServerMemoryModule : await copy(data.jsonServerFile);
+  const source = storage === 'memory' ? data.jsonServerMemoryModule : await copy(data.jsonServerFile);
   const port = await freePort();
   const bin = join(REPO_ROOT, 'node_modules/json-server/lib/cli/bin.js');
   return { args: [bin, source, '--routes', routes, '--host', '127.0.0.1', '--port', String(port), '--quiet'], port, cwd: workDir };
@@ -219,6 +223,7 @@ export const startServer = async (contender: ContenderId, request: StartRequest)
   const started = performance.now();
   const [command, commandArgs] = onServerCore(request.pinning, process.execPath, args);
   const running = spawnProcess(command, commandArgs, { cwd });
+  const sampling = startCpuSampling({ serverPid: running.pid, serverCore: request.pinning.serverCpu }, 50);
   let origin: string;
   try {
     if (port === undefined) origin = (await waitForOutput(running, /listening on (https?:\/\/[^/\s]+)/, STARTUP_LIMIT_MS))[1]!;
@@ -227,11 +232,13 @@ export const startServer = async (contender: ContenderId, request: StartRequest)
       await answering(origin, running);
     }
   } catch (error) {
+    sampling.stop();
     running.child.kill('SIGKILL');
     await running.exited.catch(() => {});
     throw new Error(`${CONTENDER_LABELS[contender]} did not start: ${(error as Error).message}`);
   }
   const startupMs = performance.now() - started;
+  const startupCpu = sampling.stop();
   const { child, pid } = running;
   let stopping: Promise<void> | undefined;
   return {
@@ -239,6 +246,7 @@ export const startServer = async (contender: ContenderId, request: StartRequest)
     origin,
     pid,
     startupMs,
+    startupCpu,
     memory: () => readMemory(pid),
     stop: () =>
       (stopping ??= (async () => {

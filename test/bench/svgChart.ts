@@ -160,7 +160,7 @@ export const svgChart = (results: BenchResults, subtitle: string): string => {
     }
     // Issue 10's target, across the floor bar, on the rows it is set for.
     const target = FLOOR_TARGET[row.operation];
-    if (target !== undefined && row.scale === 'medium' && row.store !== 'postgres') {
+    if (target !== undefined && row.scale === 'medium' && row.storage !== 'postgres') {
       const tx = x(target).toFixed(1);
       const y = top + 4 + BAR + BAR_GAP;
       parts.push(`<line x1="${tx}" y1="${y - 2}" x2="${tx}" y2="${y + BAR + 2}" stroke="${COLORS.target}" stroke-width="2.5"/>`);
