@@ -1,9 +1,11 @@
 /**
  * @module Proves `npm run bench` works end to end: a quick run on small catalogues must
  * print the table, write results.json with a figure for every workload and contender, and
- * draw the chart. It never judges the figures themselves: CI machines vary too much.
+ * draw the chart; it loads with wrk (which .ci/run installs) and says whether the server or
+ * the generator set the pace; without wrk a quick run falls back to autocannon and a full
+ * run refuses. It never judges the figures themselves: CI machines vary too much.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -24,11 +26,32 @@ describe('npm run bench -- --quick', () => {
     out = tempFolder({ until: 'file' });
     ({ stdout } = await run(process.execPath, ['--import', 'tsx', 'test/bench/run.ts', '--quick', '--out', out], {
       cwd: REPO_ROOT,
-      timeout: 110_000,
+      timeout: 170_000,
       maxBuffer: 16 * 2 ** 20,
     }));
     results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8')) as BenchResults;
-  }, 120_000);
+  }, 180_000);
+
+  it('Should load the servers with wrk, and judge nothing in a quick run', () => {
+    expect(spawnSync('wrk', ['-v']).error, 'wrk is missing: apt-get install wrk (.ci/run does)').toBeUndefined();
+    expect(results.generator.name).toBe('wrk');
+    expect(results.judgement.judged).toBe(false);
+    expect(stdout).toContain('**Load generator:** wrk');
+    expect(stdout).toContain('| not judged |');
+  });
+
+  it('Should report how much CPU the server and the load generator used in every run', () => {
+    for (const workload of results.workloads) {
+      for (const contender of CONTENDERS) {
+        for (const run of workload.contenders[contender]?.runs ?? []) {
+          expect(run.serverCpu, `${workload.id} on ${contender}`).toBeGreaterThan(0);
+          expect(run.generatorCpu, `${workload.id} on ${contender}`).toBeGreaterThanOrEqual(0);
+        }
+      }
+    }
+    expect(stdout).toContain('**Is the generator the bottleneck?**');
+    expect(stdout).toMatch(/bare node:http's server process used a median of \d+% of its core/);
+  });
 
   it('Should measure every operation on every contender, with throughput above zero', () => {
     const operations = new Set(results.workloads.map((workload) => workload.operation));
@@ -54,6 +77,8 @@ describe('npm run bench -- --quick', () => {
       }
       expect(workload.ratioToBaseline.ours).toBeGreaterThan(0);
       expect(workload.ratioToBaseline.jsonServer).toBeGreaterThan(0);
+      expect(workload.ratioToBaseline.floor).toBeGreaterThan(0);
+      expect(workload.ratioToFloor.ours).toBeGreaterThan(0);
     }
   });
 
@@ -87,7 +112,42 @@ describe('npm run bench -- --quick', () => {
     expect(svg.trimEnd()).toMatch(/<\/svg>$/);
     expect(svg).toContain('animal-store');
     expect(svg).toContain('json-server 0.17');
+    expect(svg).toContain('@whatwg-node/server floor');
     // Two bars per workload (legend swatches are 14 high, bars 15).
     expect(svg.match(/<rect x="[\d.]+" y="[\d.]+" width="[\d.]+" height="15"/g)).toHaveLength(2 * results.workloads.length);
   });
+});
+
+describe('npm run bench without wrk', () => {
+  // An empty PATH: no wrk (nor taskset or git, which the bench does without); Node is run by its full path.
+  const withoutWrk = () => ({ ...process.env, PATH: tempFolder() });
+
+  it('Should refuse a full run, saying how to install wrk', () => {
+    const out = tempFolder();
+    const ran = spawnSync(process.execPath, ['--import', 'tsx', 'test/bench/run.ts', '--out', out], {
+      cwd: REPO_ROOT,
+      env: withoutWrk(),
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(ran.status).toBe(2);
+    expect(ran.stderr).toContain('apt-get install wrk');
+    expect(ran.stderr).toContain('--generator autocannon');
+  });
+
+  it('Should measure a quick run with autocannon and judge none of it', async () => {
+    const out = tempFolder();
+    const { stdout } = await run(
+      process.execPath,
+      ['--import', 'tsx', 'test/bench/run.ts', '--quick', '--only', 'getById', '--contenders', 'ours,floor', '--no-startup', '--out', out],
+      { cwd: REPO_ROOT, env: withoutWrk(), timeout: 60_000 },
+    );
+    const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8')) as BenchResults;
+    expect(results.generator.name).toBe('autocannon');
+    expect(results.judgement.judged).toBe(false);
+    expect(results.workloads.map((workload) => workload.id)).toEqual(['getById@medium']);
+    expect(results.workloads[0]!.ratioToFloor.ours).toBeGreaterThan(0);
+    expect(stdout).toContain('apt-get install wrk');
+    expect(stdout).toContain('| not judged |');
+  }, 70_000);
 });

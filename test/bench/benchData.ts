@@ -19,8 +19,8 @@ export interface BenchPet {
 /** Where the files of one catalogue size are. */
 export interface BenchDataFiles {
   animals: number;
-  /** Our durable store's format: `{"format":1,"nextId":N+1,"pets":[…]}`. */
-  storeFile: string;
+  /** Our JSON-file storage's format: `{"format":1,"nextId":N+1,"pets":[…]}`. */
+  petFile: string;
   /** json-server's database: `{"pets":[…]}`. */
   jsonServerFile: string;
   /** A json-server source that keeps the same animals in memory only (a `.js` database). */
@@ -63,15 +63,15 @@ const writePetsDocument = async (file: string, head: string, animals: number): P
 /** Writes the data files for a catalogue of `animals` into `directory` (made if missing). */
 export const writeBenchData = async (directory: string, animals: number): Promise<BenchDataFiles> => {
   await mkdir(directory, { recursive: true });
-  const storeFile = join(directory, `animals-${animals}.json`);
+  const petFile = join(directory, `animals-${animals}.json`);
   const jsonServerFile = join(directory, `json-server-${animals}.json`);
   const jsonServerMemoryModule = join(directory, `json-server-memory-${animals}.cjs`);
-  await writePetsDocument(storeFile, `{"format":1,"nextId":${animals + 1},`, animals);
+  await writePetsDocument(petFile, `{"format":1,"nextId":${animals + 1},`, animals);
   await writePetsDocument(jsonServerFile, '{', animals);
   // json-server keeps a `.js` database in memory (lowdb's Memory adapter): no file writes.
   await writeFile(
     jsonServerMemoryModule,
     `const { readFileSync } = require('node:fs');\nmodule.exports = () => JSON.parse(readFileSync(${JSON.stringify(jsonServerFile)}, 'utf8'));\n`,
   );
-  return { animals, storeFile, jsonServerFile, jsonServerMemoryModule };
+  return { animals, petFile, jsonServerFile, jsonServerMemoryModule };
 };

@@ -1,14 +1,14 @@
-/** @module What the benchmark runs on, and pinning the load generator and servers to cores. */
+/** @module What the benchmark runs on, and pinning the load generator and the servers to separate cores. */
 import { spawnSync } from 'node:child_process';
 import { cpus, release, totalmem } from 'node:os';
 
 /** Where the servers and the load generator run. */
 export interface Pinning {
-  /** Whether the load generator (this process) and the servers run on separate cores. */
+  /** Whether the load generator (wrk, or autocannon in this process) and the servers run on separate cores. */
   applied: boolean;
   /** The core every server is started on, when pinned. */
   serverCpu?: number;
-  /** The core this process (autocannon) runs on, when pinned. */
+  /** The core the load generator (and this process) runs on, when pinned. */
   loadCpu?: number;
   /** What was done, or why it could not be. */
   note: string;
@@ -34,8 +34,9 @@ const parseCpuList = (list: string): number[] =>
   });
 
 /**
- * Pins this process (every thread of it) to the first core it may use and reserves the last
- * for the servers, so the load generator and the server under test do not share a core.
+ * Pins this process (every thread of it, and so every child it starts) to the first core it
+ * may use and reserves the last for the servers, so the load generator and the server under
+ * test do not share a core.
  * Gives up, saying why, on a machine without `taskset` or with fewer than two cores.
  */
 export const pinLoadGenerator = (): Pinning => {
@@ -50,7 +51,7 @@ export const pinLoadGenerator = (): Pinning => {
   if (pinned.error || pinned.status !== 0) {
     return { applied: false, note: `not pinned: taskset refused (${(pinned.stderr || String(pinned.error)).trim().slice(0, 120)})` };
   }
-  return { applied: true, serverCpu, loadCpu, note: `server on core ${serverCpu}, autocannon on core ${loadCpu} (taskset)` };
+  return { applied: true, serverCpu, loadCpu, note: `server on core ${serverCpu}, load generator on core ${loadCpu} (taskset)` };
 };
 
 /** Describes the machine, with the pinning that was (or was not) applied. */
@@ -66,3 +67,7 @@ export const describeMachine = (pinning: Pinning): Machine => ({
 /** The command that starts `args` on the server core, or as is when not pinned. */
 export const onServerCore = (pinning: Pinning, command: string, args: string[]): [string, string[]] =>
   pinning.applied ? ['taskset', ['-c', String(pinning.serverCpu), command, ...args]] : [command, args];
+
+/** The command that starts `args` on the load generator's core, or as is when not pinned. */
+export const onLoadCore = (pinning: Pinning, command: string, args: string[]): [string, string[]] =>
+  pinning.applied ? ['taskset', ['-c', String(pinning.loadCpu), command, ...args]] : [command, args];

@@ -1,12 +1,19 @@
-/** @module The results as Markdown: the machine, the throughput table, start-up and targets. */
-import type { BenchResults } from './results.js';
-import { formatCount } from './results.js';
+/**
+ * @module The results as Markdown: the machine and the load generator, the throughput
+ * table with our ratios to bare node:http and to the library floor, the CPU each side used,
+ * start-up, and the targets.
+ */
+import type { BenchResults, WorkloadResult } from './results.js';
+import { coreShared, formatCount, GENERATOR_BUSY_PERCENT, generatorBound, median, SHARED_CORE_POINTS } from './results.js';
 import { CONTENDER_LABELS, CONTENDERS } from './servers.js';
 import type { LoadFigures } from './workloads.js';
 
 const number = (value: number) => (value > 0 && value < 10 ? value.toFixed(1) : Math.round(value).toLocaleString('en-US'));
-const milliseconds = (value: number) =>
-  !Number.isFinite(value) ? '–' : value < 10 ? value.toFixed(1) : Math.round(value).toLocaleString('en-US');
+const milliseconds = (value: number | undefined) =>
+  value === undefined || !Number.isFinite(value) ? '–' : value < 10 ? value.toFixed(1) : Math.round(value).toLocaleString('en-US');
+const microseconds = (value: number | undefined) =>
+  value === undefined || !Number.isFinite(value) ? '–' : `${value < 10 ? value.toFixed(1) : Math.round(value).toLocaleString('en-US')} µs`;
+const percent = (value: number | undefined) => (value === undefined || !Number.isFinite(value) ? '–' : `${Math.round(value)}%`);
 const ratio = (value: number | undefined) =>
   value === undefined || !Number.isFinite(value)
     ? 'n/a'
@@ -20,12 +27,14 @@ const ratio = (value: number | undefined) =>
             ? `${value.toFixed(2)}×`
             : `${value.toFixed(3)}×`;
 
-/** `12,345 req/s (p50 3.1 / p99 8.0 ms)`, with a warning when any answer was not 2xx. */
+/** `12,345/s (1.2 / 8.0 ms)`, with a warning when any answer failed or the generator was busy. */
 const figures = (median: LoadFigures | undefined, failures: string[] | undefined) => {
-  if (!median) return failures?.length ? 'failed' : 'n/a';
+  if (!median) return failures?.length ? 'failed' : '–';
   if (median.requestsPerSecond === 0) return 'no answer within a run';
   const trouble = median.non2xx + median.errors + median.timeouts;
-  const warning = trouble > 0 ? ` ⚠ ${trouble} non-2xx/errors` : '';
+  const warning =
+    `${trouble > 0 ? ` ⚠ ${trouble} failed` : ''}${generatorBound(median) ? ' ⚠ generator-bound' : ''}` +
+    `${coreShared(median) ? ' ⚠ core shared' : ''}`;
   return `${number(median.requestsPerSecond)}/s (${milliseconds(median.p50)} / ${milliseconds(median.p99)} ms)${warning}`;
 };
 
@@ -36,30 +45,90 @@ export const describeRun = ({ machine, settings, quick, source }: BenchResults):
   `${settings.rounds} round${settings.rounds === 1 ? '' : 's'} alternating the servers, medians` +
   (quick ? ' — QUICK RUN: small catalogues, figures not meaningful' : '');
 
+/**
+ * Who set the pace, from the CPU samples: the bare server's share of its core against the
+ * generator's share of its own, over every run of bare node:http.
+ */
+export const describeBottleneck = (results: BenchResults): string => {
+  const bareRuns = results.workloads.flatMap((workload) => workload.contenders.baseline?.runs ?? []);
+  const everyRun = results.workloads.flatMap((workload) => Object.values(workload.contenders).flatMap((figures) => figures.runs));
+  const server = bareRuns.map((run) => run.serverCpu).filter((value): value is number => value !== undefined);
+  const generator = everyRun.map((run) => run.generatorCpu).filter((value): value is number => value !== undefined);
+  if (generator.length === 0) return 'CPU use was not sampled (it needs Linux /proc).';
+  const busiest = Math.max(...generator);
+  const core = median(bareRuns.map((run) => run.serverCoreBusy));
+  const bare =
+    server.length === 0
+      ? 'bare node:http was not run; '
+      : `over its runs, bare node:http's server process used a median of ${percent(median(server))} of its core (lowest ${percent(Math.min(...server))}` +
+        `${Number.isFinite(core) ? `; the core was ${percent(core)} busy in all, other programs included` : ''}), while `;
+  const shared = everyRun.filter(coreShared).length;
+  return (
+    `${bare}${results.generator.name} used at most ${percent(busiest)} of its own core in any run of any server: ` +
+    (busiest < GENERATOR_BUSY_PERCENT
+      ? 'the servers set the pace, not the generator.'
+      : `the generator reached ${GENERATOR_BUSY_PERCENT}% and may have set the pace where marked "generator-bound".`) +
+    (shared === 0
+      ? ' No other program took a noticeable share of the server core.'
+      : ` In ${shared} of ${everyRun.length} runs other programs took ${SHARED_CORE_POINTS} points or more of the server's core ` +
+        '(the machine is shared): medians marked "core shared" understate that server, and the server CPU per request below is the steadier figure.')
+  );
+};
+
+const operationOf = (workload: WorkloadResult) => workload.label.split(' · ')[0];
+
 /** The whole report as Markdown. */
 export const markdownReport = (results: BenchResults): string => {
   const lines: string[] = [];
   lines.push(`**Machine and run:** ${describeRun(results)}.`, '');
+  lines.push(`**Load generator:** ${results.generator.note}.`, '');
+  lines.push(`**Is the generator the bottleneck?** CPU sampled from /proc during every run: ${describeBottleneck(results)}`, '');
   lines.push(
-    `| Workload | Animals | ${CONTENDERS.map((id) => `${CONTENDER_LABELS[id]} req/s (p50 / p99)`).join(' | ')} | animal-store ÷ node:http | json-server ÷ node:http |`,
-    `|---|--:|${CONTENDERS.map(() => '--:').join('|')}|--:|--:|`,
+    `| Workload | Animals | ${CONTENDERS.map((id) => `${CONTENDER_LABELS[id]} req/s (p50 / p99)`).join(' | ')} | animal-store ÷ node:http | animal-store ÷ floor | floor ÷ node:http | json-server ÷ node:http |`,
+    `|---|--:|${CONTENDERS.map(() => '--:').join('|')}|--:|--:|--:|--:|`,
   );
   for (const workload of results.workloads) {
     const cells = CONTENDERS.map((id) => figures(workload.contenders[id]?.median, workload.contenders[id]?.failures));
-    lines.push(
-      `| ${workload.label.split(' · ')[0]} | ${formatCount(workload.animals)} | ${cells.join(' | ')} | ${ratio(workload.ratioToBaseline.ours)} | ${ratio(workload.ratioToBaseline.jsonServer)} |`,
-    );
+    const ratios = [
+      workload.ratioToBaseline.ours,
+      workload.ratioToFloor.ours,
+      workload.ratioToBaseline.floor,
+      workload.ratioToBaseline.jsonServer,
+    ];
+    lines.push(`| ${operationOf(workload)} | ${formatCount(workload.animals)} | ${cells.join(' | ')} | ${ratios.map(ratio).join(' | ')} |`);
+  }
+  lines.push(
+    '',
+    `CPU during the runs, medians: the server process / ${results.generator.name} (the load generator), in % of one core, ` +
+      "and the server's CPU time per response, which other programs' share of the core does not change; " +
+      "the last column is animal-store's own cost per request: its CPU time per response above the floor's.",
+    '',
+    `| Workload · animals | ${CONTENDERS.map((id) => CONTENDER_LABELS[id]).join(' | ')} | animal-store − floor |`,
+    `|---|${CONTENDERS.map(() => '--:').join('|')}|--:|`,
+  );
+  for (const workload of results.workloads) {
+    const cells = CONTENDERS.map((id) => {
+      const median = workload.contenders[id]?.median;
+      return median ? `${percent(median.serverCpu)} / ${percent(median.generatorCpu)} · ${microseconds(median.serverUsPerRequest)}` : '–';
+    });
+    const ours = workload.contenders.ours?.median?.serverUsPerRequest;
+    const floor = workload.contenders.floor?.median?.serverUsPerRequest;
+    const own = ours !== undefined && floor !== undefined ? `${ours - floor >= 0 ? '+' : '−'}${microseconds(Math.abs(ours - floor))}` : '–';
+    lines.push(`| ${operationOf(workload)} · ${formatCount(workload.animals)} | ${cells.join(' | ')} | ${own} |`);
   }
   if (results.startup.length > 0) {
     lines.push(
       '',
-      `| Start-up (spawn → listening) / resident memory after start | ${CONTENDERS.map((id) => CONTENDER_LABELS[id]).join(' | ')} |`,
+      `| Start-up (spawn → listening, with the server's share of a core meanwhile) / resident memory after start | ${CONTENDERS.map((id) => CONTENDER_LABELS[id]).join(' | ')} |`,
     );
     lines.push(`|---|${CONTENDERS.map(() => '--:').join('|')}|`);
     for (const startup of results.startup) {
       const cells = CONTENDERS.map((id) => {
         const figures = startup.contenders[id];
-        return figures ? `${milliseconds(figures.startupMs)} ms / ${Math.round(figures.rssMiB)} MiB` : 'failed';
+        if (!figures) return 'failed';
+        const cpu =
+          figures.serverCpu === undefined ? '' : ` (CPU ${percent(figures.serverCpu)}${coreShared(figures) ? ' ⚠ core shared' : ''})`;
+        return `${milliseconds(figures.startupMs)} ms${cpu} / ${Math.round(figures.rssMiB)} MiB`;
       });
       lines.push(`| ${formatCount(startup.animals)} animals in the file | ${cells.join(' | ')} |`);
     }
@@ -67,8 +136,12 @@ export const markdownReport = (results: BenchResults): string => {
   if (results.targets.length > 0) {
     lines.push('', '| Target | Measured | Holds |', '|---|---|:-:|');
     for (const target of results.targets) {
-      lines.push(`| ${target.target} | ${target.measured} | ${target.holds === undefined ? 'n/a' : target.holds ? 'yes' : '**no**'} |`);
+      const holds = !results.judgement.judged ? 'not judged' : target.holds === undefined ? 'n/a' : target.holds ? 'yes' : '**no**';
+      lines.push(
+        `| ${target.target} | ${target.measured} | ${holds}${results.judgement.judged && target.caveat ? ` (${target.caveat})` : ''} |`,
+      );
     }
+    if (!results.judgement.judged) lines.push('', `Targets not judged: ${results.judgement.why}.`);
   }
   return `${lines.join('\n')}\n`;
 };

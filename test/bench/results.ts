@@ -1,6 +1,6 @@
-/** @module The shape of results.json, medians and ratios, and the targets judged from them. */
+/** @module The shape of results.json, medians and ratios, and issue 10's targets judged from them. */
 import type { Machine } from './machine.js';
-import type { ContenderId } from './servers.js';
+import type { ContenderId, StorageKind } from './servers.js';
 import type { LoadFigures, Operation } from './workloads.js';
 
 /** Which catalogue a workload runs on: small (1k), medium (10k) or large (1M) in a full run. */
@@ -15,16 +15,22 @@ export interface ContenderFigures {
   failures: string[];
 }
 
-/** One row of the table: an operation on a catalogue, measured on every contender. */
+/** A workload's id: `operation@scale` on the file or memory storage, `operation@scale@postgres` on PostgreSQL. */
+export type WorkloadId = `${Operation}@${Scale}` | `${Operation}@${Scale}@postgres`;
+
+/** One row of the table: an operation on a catalogue and a storage, measured on every contender that has that storage. */
 export interface WorkloadResult {
-  id: `${Operation}@${Scale}`;
+  id: WorkloadId;
   operation: Operation;
   scale: Scale;
+  storage: StorageKind;
   animals: number;
   label: string;
   contenders: Partial<Record<ContenderId, ContenderFigures>>;
-  /** Median throughput of ours (and of json-server) divided by the baseline's. */
+  /** Median throughput of every other contender divided by bare node:http's. */
   ratioToBaseline: Partial<Record<ContenderId, number>>;
+  /** Median throughput of ours divided by the @whatwg-node/server floor's. */
+  ratioToFloor: Partial<Record<ContenderId, number>>;
 }
 
 /** Start-up time and memory of one contender on one catalogue size. */
@@ -35,6 +41,9 @@ export interface StartupFigures {
   rssMiB: number;
   /** Median peak resident memory up to then (VmHWM), MiB. */
   peakMiB: number;
+  /** Medians of the server's share of a core and of its core's business from spawn to listening (see CpuFigures). */
+  serverCpu?: number;
+  serverCoreBusy?: number;
   runs: number;
 }
 
@@ -49,8 +58,17 @@ export interface StartupResult {
 export interface TargetResult {
   target: string;
   measured: string;
-  /** undefined when a figure it needs is missing. */
+  /** undefined when a figure it needs is missing, or when the run is not judged. */
   holds: boolean | undefined;
+  /** Why the verdict is less sure than it looks: other programs took a share of the server's core during the figures it rests on. */
+  caveat?: string;
+}
+
+/** The load generator a run used. */
+export interface GeneratorInfo {
+  name: 'wrk' | 'autocannon';
+  version: string;
+  note: string;
 }
 
 /** Everything results.json holds. */
@@ -61,6 +79,9 @@ export interface BenchResults {
   /** The commit our server was built from (with "+ changes" when its folders had uncommitted ones). */
   source?: string;
   machine: Machine;
+  generator: GeneratorInfo;
+  /** Whether the targets are judged, and why not when they are not. */
+  judgement: { judged: boolean; why: string };
   settings: { connections: number; seconds: number; warmupSeconds: number; rounds: number; ourServer: string };
   workloads: WorkloadResult[];
   startup: StartupResult[];
@@ -68,11 +89,17 @@ export interface BenchResults {
 }
 
 /** The median of numbers (the mean of the middle two for an even count); NaN for none. */
-export const median = (values: readonly number[]): number => {
-  const sorted = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
+export const median = (values: readonly (number | undefined)[]): number => {
+  const sorted = values.filter((value): value is number => value !== undefined && Number.isFinite(value)).sort((a, b) => a - b);
   if (sorted.length === 0) return NaN;
   const middle = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+/** A median that is left out when no run had the figure. */
+const optionalMedian = (values: readonly (number | undefined)[]) => {
+  const value = median(values);
+  return Number.isFinite(value) ? value : undefined;
 };
 
 /** The medians of each figure over some runs. */
@@ -82,10 +109,16 @@ export const medianFigures = (runs: readonly LoadFigures[]): LoadFigures | undef
     : {
         requestsPerSecond: median(runs.map((run) => run.requestsPerSecond)),
         p50: median(runs.map((run) => run.p50)),
+        p90: optionalMedian(runs.map((run) => run.p90)),
         p99: median(runs.map((run) => run.p99)),
         non2xx: Math.max(...runs.map((run) => run.non2xx)),
         errors: Math.max(...runs.map((run) => run.errors)),
         timeouts: Math.max(...runs.map((run) => run.timeouts)),
+        serverUsPerRequest: optionalMedian(runs.map((run) => run.serverUsPerRequest)),
+        serverCpu: optionalMedian(runs.map((run) => run.serverCpu)),
+        generatorCpu: optionalMedian(runs.map((run) => run.generatorCpu)),
+        serverCoreBusy: optionalMedian(runs.map((run) => run.serverCoreBusy)),
+        loadCoreBusy: optionalMedian(runs.map((run) => run.loadCoreBusy)),
       };
 
 /** Short counts: 1000 → 1k, 1000000 → 1M. */
@@ -96,9 +129,29 @@ export const formatCount = (count: number): string =>
       ? `${count / 1_000}k`
       : String(count);
 
-const rpsOf = (results: BenchResults, id: WorkloadResult['id'], contender: ContenderId) =>
-  results.workloads.find((workload) => workload.id === id)?.contenders[contender]?.median?.requestsPerSecond;
-const workloadOf = (results: BenchResults, id: WorkloadResult['id']) => results.workloads.find((workload) => workload.id === id);
+/** Above this share of its core (in any median), the load generator may have set the pace. */
+export const GENERATOR_BUSY_PERCENT = 90;
+
+/** Whether a contender's figures on a workload may be the generator's limit rather than the server's. */
+export const generatorBound = (figures: LoadFigures | undefined): boolean =>
+  figures?.generatorCpu !== undefined && figures.generatorCpu >= GENERATOR_BUSY_PERCENT;
+
+/**
+ * Points of the server's core that went to something else (other programs on the machine,
+ * beyond the kernel's own share) at or above which a run's throughput says more about the
+ * machine than about the server.
+ */
+export const SHARED_CORE_POINTS = 20;
+
+/** Whether other programs took a share of the server's core during a run or a start (or in the medians). */
+export const coreShared = (figures: { serverCpu?: number; serverCoreBusy?: number } | undefined): boolean =>
+  figures?.serverCoreBusy !== undefined &&
+  figures.serverCpu !== undefined &&
+  figures.serverCoreBusy - figures.serverCpu >= SHARED_CORE_POINTS;
+
+const workloadOf = (results: BenchResults, id: WorkloadId) => results.workloads.find((workload) => workload.id === id);
+const rpsOf = (results: BenchResults, id: WorkloadId, contender: ContenderId) =>
+  workloadOf(results, id)?.contenders[contender]?.median?.requestsPerSecond;
 
 const fixed = (value: number | undefined, digits = 2) => (value === undefined || !Number.isFinite(value) ? 'n/a' : value.toFixed(digits));
 const times = (value: number | undefined, digits = 2) =>
@@ -107,32 +160,50 @@ const judge = (...checks: (boolean | undefined)[]) => (checks.some((check) => ch
 const atLeast = (value: number | undefined, bound: number) => (value === undefined || !Number.isFinite(value) ? undefined : value >= bound);
 const below = (value: number | undefined, bound: number) => (value === undefined || !Number.isFinite(value) ? undefined : value < bound);
 
-/** Judges the issue's targets from the medians (a quick run judges its small catalogues the same way). */
+/** Issue 10's share of the library floor each operation must reach at 10k animals. */
+const FLOOR_TARGETS: [Operation, number][] = [
+  ['list20', 0.9],
+  ['list100sold', 0.9],
+  ['getById', 0.9],
+  ['createMemory', 0.8],
+];
+
+/**
+ * Issue 10's targets, measured (at the medium catalogue: 10k animals in a full run). Each
+ * says whether it holds only when the run may be judged (wrk, a full run); otherwise
+ * `holds` is undefined and the report says why.
+ */
 export const judgeTargets = (results: BenchResults): TargetResult[] => {
   const targets: TargetResult[] = [];
-  const list = workloadOf(results, 'list20@medium');
-  if (list) {
-    const toBaseline = list.ratioToBaseline.ours;
-    const ours = rpsOf(results, 'list20@medium', 'ours');
-    const json = rpsOf(results, 'list20@medium', 'jsonServer');
-    const toJson = ours !== undefined && json ? ours / json : undefined;
+  const verdict = (holds: boolean | undefined) => (results.judgement.judged ? holds : undefined);
+  for (const [operation, share] of FLOOR_TARGETS) {
+    const workload = workloadOf(results, `${operation}@medium`);
+    if (!workload) continue;
+    const toFloor = workload.ratioToFloor.ours;
+    const ours = workload.contenders.ours?.median;
+    const floor = workload.contenders.floor?.median;
+    // The floor's CPU per response over ours: the same ratio, as the server's CPU time tells it.
+    const byCpu = ours?.serverUsPerRequest && floor?.serverUsPerRequest ? floor.serverUsPerRequest / ours.serverUsPerRequest : undefined;
     targets.push({
-      target: `GET ?limit=20 at ${formatCount(list.animals)}: ≥ 0.75× node:http and ≥ 10× json-server`,
-      measured: `${times(toBaseline)} node:http, ${times(toJson, 1)} json-server`,
-      holds: judge(atLeast(toBaseline, 0.75), atLeast(toJson, 10)),
+      target: `${workload.label.split(' · ')[0]} at ${formatCount(workload.animals)}: ≥ ${share.toFixed(2)}× the library floor`,
+      measured:
+        `${times(toFloor)} floor (${times(workload.ratioToBaseline.ours)} bare node:http; the floor is ${times(workload.ratioToBaseline.floor)} bare)` +
+        `; by server CPU per response ${times(byCpu)} floor`,
+      holds: verdict(atLeast(toFloor, share)),
+      ...(coreShared(ours) || coreShared(floor) ? { caveat: 'core shared' } : {}),
     });
   }
-  const create = workloadOf(results, 'createDurable@medium');
-  if (create) {
-    const ours = create.contenders.ours?.median;
-    const json = rpsOf(results, 'createDurable@medium', 'jsonServer');
-    const toJson = ours && json ? ours.requestsPerSecond / json : undefined;
+  const durable = workloadOf(results, 'createDurable@medium');
+  if (durable) {
+    const ours = durable.contenders.ours?.median;
     targets.push({
-      target: `durable POST at ${formatCount(create.animals)}, 50 connections: ≥ 5,000/s, p99 < 50 ms, ≥ 30× json-server`,
-      measured: `${fixed(ours?.requestsPerSecond, 0)}/s, p99 ${fixed(ours?.p99, 0)} ms, ${times(toJson, 1)} json-server`,
-      holds: judge(atLeast(ours?.requestsPerSecond, 5000), below(ours?.p99, 50), atLeast(toJson, 30)),
+      target: `durable POST to the JSON file at ${formatCount(durable.animals)}, ${results.settings.connections} connections: ≥ 6,000/s, p99 < 30 ms`,
+      measured: `${fixed(ours?.requestsPerSecond, 0)}/s, p99 ${fixed(ours?.p99, 1)} ms`,
+      holds: verdict(judge(atLeast(ours?.requestsPerSecond, 6000), below(ours?.p99, 30))),
+      ...(coreShared(ours) ? { caveat: 'core shared' } : {}),
     });
   }
+  // Not one of issue 10's: an earlier promise that a list does not slow down with the catalogue.
   for (const operation of ['list20', 'list100sold'] as const) {
     const small = workloadOf(results, `${operation}@small`);
     const large = workloadOf(results, `${operation}@large`);
@@ -143,16 +214,20 @@ export const judgeTargets = (results: BenchResults): TargetResult[] => {
     targets.push({
       target: `${small.label.split(' · ')[0]} at ${formatCount(large.animals)} within 1.2× of ${formatCount(small.animals)}`,
       measured: `${fixed(largeRps, 0)} vs ${fixed(smallRps, 0)} req/s: ${formatCount(small.animals)} ÷ ${formatCount(large.animals)} = ${times(slowdown)}`,
-      holds: slowdown === undefined ? undefined : slowdown <= 1.2,
+      holds: verdict(slowdown === undefined ? undefined : slowdown <= 1.2),
+      ...(coreShared(small.contenders.ours?.median) || coreShared(large.contenders.ours?.median) ? { caveat: 'core shared' } : {}),
     });
   }
   const largest = results.startup.at(-1);
-  const ours = largest?.contenders.ours;
   if (largest) {
+    const ours = largest.contenders.ours;
     targets.push({
-      target: `start-up with ${formatCount(largest.animals)} animals: < 3 s and < 600 MB resident`,
-      measured: `${fixed(ours && ours.startupMs / 1000)} s, ${fixed(ours?.rssMiB, 0)} MiB (peak ${fixed(ours?.peakMiB, 0)} MiB)`,
-      holds: judge(below(ours?.startupMs, 3000), below(ours && (ours.rssMiB * 2 ** 20) / 1e6, 600)),
+      target: `start-up with ${formatCount(largest.animals)} animals: < 1.5 s to listening, < 400 MiB resident`,
+      measured:
+        `${fixed(ours && ours.startupMs / 1000)} s, ${fixed(ours?.rssMiB, 0)} MiB (peak ${fixed(ours?.peakMiB, 0)} MiB)` +
+        (ours?.serverCpu === undefined ? '' : `; the server had ${fixed(ours.serverCpu, 0)}% of a core meanwhile`),
+      holds: verdict(judge(below(ours?.startupMs, 1500), below(ours?.rssMiB, 400))),
+      ...(coreShared(ours) ? { caveat: 'core shared' } : {}),
     });
   }
   return targets;

@@ -1,13 +1,21 @@
 /**
- * @module `npm run bench`: our standalone server, a bare node:http baseline and json-server
- * 0.17, started one after another on 127.0.0.1 on the same animals and loaded with
- * autocannon, round after round; medians and ratios to the baseline go to a Markdown table
- * (stdout), results.json and a chart (docs/images/bench.svg, shown in the README).
+ * @module `npm run bench`: our standalone server, the two references (bare node:http and a
+ * server on @whatwg-node/server doing the same minimal work: the library floor) and
+ * json-server 0.17, started one after another on 127.0.0.1 on the same animals, pinned to
+ * one core, and loaded with wrk from another, round after round, while /proc tells how much
+ * CPU the server and the generator used; medians, our ratios to bare and to the floor, and
+ * issue 10's targets go to a Markdown table (stdout), results.json, results.md and a chart
+ * (docs/images/bench.svg, shown in the README).
  *
- *   npm run bench                      the full run (about 20 minutes)
+ *   npm run bench                      the full run (about 30 minutes); needs wrk (`apt-get install wrk`)
  *   npm run bench -- --quick           a short run that proves the bench works end to end
+ *                                      (with autocannon when wrk is missing; never judged)
  *   npm run bench -- --out DIR         write results.json/.svg/.md to DIR instead of test/bench and docs/images
  *   npm run bench -- --seconds 10 --rounds 3 --warmup 2 --connections 50
+ *   npm run bench -- --generator autocannon
+ *                                      measure with autocannon in this process (figures not judged)
+ *   npm run bench -- --database postgres://…
+ *                                      also run our server on PostgreSQL (`serve --database URL`)
  *   npm run bench -- --only list20@medium,createDurable --contenders ours --profile DIR
  *                                      profile our server (node --cpu-prof) on some workloads;
  *                                      read the profiles with test/bench/topFunctions.ts
@@ -19,42 +27,23 @@
  */
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { killLeftoverProcessesOnExit } from '../support/nodeProcess.js';
+import type { BenchContext } from './benchContext.js';
 import { type BenchDataFiles, writeBenchData } from './benchData.js';
+import { chooseLoadGenerator, GENERATORS, type GeneratorName, type LoadGenerator } from './loadGenerator.js';
 import { describeMachine, pinLoadGenerator } from './machine.js';
 import { markdownReport } from './markdownReport.js';
-import {
-  type BenchResults,
-  type ContenderFigures,
-  formatCount,
-  judgeTargets,
-  median,
-  medianFigures,
-  type Scale,
-  type StartupResult,
-  type WorkloadResult,
-} from './results.js';
-import { CONTENDER_LABELS, CONTENDERS, type ContenderId, compileOurServer, REPO_ROOT, startServer } from './servers.js';
+import { measureStartup } from './measureStartup.js';
+import { computeRatios, GROUPS, inTableOrder, measureThroughput } from './measureThroughput.js';
+import { type BenchResults, formatCount, judgeTargets, type Scale } from './results.js';
+import { CONTENDERS, type ContenderId, compileOurServer, REPO_ROOT } from './servers.js';
 import { svgChart } from './svgChart.js';
-import { checkAnswer, type LoadFigures, OPERATION_LABELS, type Operation, runLoad, seedOverHttp } from './workloads.js';
-
-/** Servers are started once per group and run its operations in order (creates last). */
-interface Group {
-  scale: Scale;
-  store: 'file' | 'memory';
-  operations: Operation[];
-}
-
-const GROUPS: Group[] = [
-  { scale: 'medium', store: 'file', operations: ['list20', 'list100sold', 'getById', 'createDurable'] },
-  { scale: 'medium', store: 'memory', operations: ['createMemory'] },
-  { scale: 'small', store: 'file', operations: ['list20', 'list100sold'] },
-  { scale: 'large', store: 'file', operations: ['list20', 'list100sold', 'createDurable'] },
-];
+import type { Operation } from './workloads.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -64,6 +53,8 @@ const { values: args } = parseArgs({
     warmup: { type: 'string' },
     rounds: { type: 'string' },
     connections: { type: 'string', default: '50' },
+    generator: { type: 'string' },
+    database: { type: 'string' },
     only: { type: 'string' },
     contenders: { type: 'string' },
     profile: { type: 'string' },
@@ -75,17 +66,24 @@ const { values: args } = parseArgs({
 });
 
 const quick = args.quick;
-const positive = (text: string | undefined, fallback: number, name: string) => {
+const number = (text: string | undefined, fallback: number, name: string, { zero = false } = {}) => {
   const value = text === undefined ? fallback : Number(text);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number, not ${text}`);
+  if (!Number.isFinite(value) || value < 0 || (value === 0 && !zero)) {
+    throw new Error(`--${name} must be a ${zero ? 'non-negative' : 'positive'} number, not ${text}`);
+  }
   return value;
 };
 const settings = {
-  connections: Math.round(positive(args.connections, 50, 'connections')),
-  seconds: positive(args.seconds, quick ? 0.3 : 5, 'seconds'),
-  warmupSeconds: positive(args.warmup, quick ? 0.1 : 1, 'warmup'),
-  rounds: Math.min(20, Math.round(positive(args.rounds, quick ? 1 : 5, 'rounds'))),
+  connections: Math.round(number(args.connections, 50, 'connections')),
+  // A quick run's loads last a second, without a warm-up: shorter ones can end before a
+  // server on a busy machine answers at all, and its figures are not judged anyway.
+  seconds: number(args.seconds, quick ? 1 : 5, 'seconds'),
+  warmupSeconds: number(args.warmup, quick ? 0 : 1, 'warmup', { zero: true }),
+  rounds: Math.min(20, Math.round(number(args.rounds, quick ? 1 : 5, 'rounds'))),
 };
+if (args.generator !== undefined && !(GENERATORS as readonly string[]).includes(args.generator)) {
+  throw new Error(`--generator must be one of ${GENERATORS.join(', ')}, not ${args.generator}`);
+}
 const SIZES: Record<Scale, number> = quick
   ? { small: 1_000, medium: 2_000, large: 5_000 }
   : { small: 1_000, medium: 10_000, large: 1_000_000 };
@@ -104,14 +102,13 @@ const contenders: ContenderId[] = args.contenders ? CONTENDERS.filter((id) => ar
 const profileDir = args.profile === undefined ? undefined : resolve(args.profile);
 
 /** The chart's one line about the machine: short enough for its width. */
-const chartSubtitle = ({ machine, settings, quick }: BenchResults) =>
-  `${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; ${machine.pinning.applied ? 'server and autocannon on separate cores' : 'not pinned'}; ` +
+const chartSubtitle = ({ machine, settings, quick, generator }: BenchResults) =>
+  `${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; ${generator.name}; ${machine.pinning.applied ? 'server and load generator on separate cores' : 'not pinned'}; ` +
   `${settings.connections} connections, median of ${settings.rounds} run${settings.rounds === 1 ? '' : 's'} of ${settings.seconds} s` +
   (quick ? ' (QUICK RUN)' : '');
 
 const T0 = performance.now();
 const log = (line: string) => process.stderr.write(`[bench ${((performance.now() - T0) / 1000).toFixed(1)}s] ${line}\n`);
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error)).split('\n').slice(0, 6).join(' | ');
 
 /** The commit of the code under test, so a results.json says what it measured. */
 const sourceOf = (root: string): string => {
@@ -121,13 +118,6 @@ const sourceOf = (root: string): string => {
   const dirty = git('status', '--porcelain', '--', 'core', 'storage', 'adapters').stdout.trim() !== '';
   return `${head.stdout.trim()}${dirty ? ' + uncommitted changes' : ''}`;
 };
-
-/** The table's order: each operation together, small to large catalogues. */
-const OPERATION_ORDER: Operation[] = ['list20', 'list100sold', 'getById', 'createMemory', 'createDurable'];
-const SCALE_ORDER: Scale[] = ['small', 'medium', 'large'];
-const inTableOrder = (a: WorkloadResult, b: WorkloadResult) =>
-  OPERATION_ORDER.indexOf(a.operation) - OPERATION_ORDER.indexOf(b.operation) ||
-  SCALE_ORDER.indexOf(a.scale) - SCALE_ORDER.indexOf(b.scale);
 
 /** Writes results.json, results.md and results.svg, and prints the table. */
 const writeOutputs = async (results: BenchResults) => {
@@ -140,191 +130,116 @@ const writeOutputs = async (results: BenchResults) => {
   log(`wrote results.json and results.md to ${outDir}, the chart to ${chartFile}`);
 };
 
-const main = async () => {
-  if (args.render) {
-    const results = JSON.parse(await readFile(resolve(args.render), 'utf8')) as BenchResults;
-    results.workloads.sort(inTableOrder);
-    results.targets = judgeTargets(results);
-    return writeOutputs(results);
+/** Redraws from an earlier results.json; one from before the bench recorded its generator is autocannon's and not judged. */
+const render = async (file: string) => {
+  const results = JSON.parse(await readFile(resolve(file), 'utf8')) as BenchResults;
+  results.generator ??= { name: 'autocannon', version: 'unknown', note: 'autocannon (recorded before the bench named its generator)' };
+  results.judgement ??= { judged: false, why: 'the run was measured with autocannon' };
+  for (const workload of results.workloads) {
+    workload.storage ??= workload.operation === 'createMemory' ? 'memory' : 'file';
+    computeRatios(workload);
   }
+  results.workloads.sort(inTableOrder);
+  results.targets = judgeTargets(results);
+  return writeOutputs(results);
+};
+
+const main = async () => {
+  if (args.render) return render(args.render);
   const startedAt = new Date().toISOString();
+  let generator: LoadGenerator;
+  try {
+    generator = chooseLoadGenerator(args.generator as GeneratorName | undefined, quick);
+  } catch (error) {
+    log((error as Error).message);
+    process.exitCode = 2;
+    return;
+  }
   const pinning = pinLoadGenerator();
   const machine = describeMachine(pinning);
-  log(`${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; ${pinning.note}`);
-  if (!pinning.applied) log(`WARNING: ${pinning.note}; the server and autocannon share cores, figures are noisier`);
+  log(`${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; ${pinning.note}; ${generator.note}`);
+  if (!pinning.applied) log(`WARNING: ${pinning.note}; the servers and the load generator share cores, figures are noisier`);
+  if (!generator.judgeable) log(`WARNING: ${generator.note}`);
   if (profileDir) await mkdir(profileDir, { recursive: true });
 
   const temporary = await mkdtemp(join(tmpdir(), 'animal-store-bench-'));
-  // Also when stopped by a signal (servers.ts then exits after killing the servers).
-  const removeTemporary = () => rmSync(temporary, { recursive: true, force: true });
-  process.once('exit', removeTemporary);
+  // Also when stopped by a signal: the exit handlers kill the servers and remove the folder.
+  process.once('exit', () => rmSync(temporary, { recursive: true, force: true }));
   const ourSource = args['our-source'] === undefined ? undefined : resolve(args['our-source']);
   const compiledDir = args.compiled || profileDir || ourSource ? await compileOurServer(join(temporary, 'build'), ourSource) : undefined;
   if (compiledDir) log(`our server runs from a tsc build in ${compiledDir}`);
-  const ourBuild = compiledDir ? { compiledDir } : {};
   let starts = 0;
-  const workDir = () => join(temporary, `start-${++starts}`);
   const dataFiles = new Map<number, Promise<BenchDataFiles>>();
-  const dataFor = (animals: number) => {
-    let files = dataFiles.get(animals);
-    if (!files) {
-      log(`writing ${formatCount(animals)} animals`);
-      files = writeBenchData(join(temporary, 'data'), animals);
-      dataFiles.set(animals, files);
-    }
-    return files;
-  };
   let failed = false;
-
-  try {
-    // Start-up time and memory: spawn → "listening", then VmRSS, on the durable store.
-    const startup: StartupResult[] = [];
-    for (const animals of STARTUP_SIZES) {
-      const data = await dataFor(animals);
-      const samples = new Map<ContenderId, { startupMs: number; rssMiB: number; peakMiB: number }[]>();
-      const failures: string[] = [];
-      for (let repeat = 0; repeat < STARTUP_REPEATS; repeat++) {
-        for (const contender of contenders) {
-          try {
-            const server = await startServer(contender, { data, store: 'file', workDir: workDir(), pinning, ...ourBuild });
-            const memory = server.memory();
-            await server.stop();
-            const list = samples.get(contender) ?? [];
-            list.push({ startupMs: server.startupMs, rssMiB: memory?.rssMiB ?? NaN, peakMiB: memory?.peakMiB ?? NaN });
-            samples.set(contender, list);
-            log(
-              `start-up ${CONTENDER_LABELS[contender]} @ ${formatCount(animals)}: ${server.startupMs.toFixed(0)} ms, ${memory?.rssMiB.toFixed(0)} MiB`,
-            );
-          } catch (error) {
-            failed = true;
-            failures.push(`${contender}: ${errorText(error)}`);
-            log(`start-up ${CONTENDER_LABELS[contender]} @ ${formatCount(animals)} FAILED: ${errorText(error)}`);
-          }
-        }
+  const context: BenchContext = {
+    pinning,
+    contenders,
+    dataFor: (animals) => {
+      let files = dataFiles.get(animals);
+      if (!files) {
+        log(`writing ${formatCount(animals)} animals`);
+        files = writeBenchData(join(temporary, 'data'), animals);
+        dataFiles.set(animals, files);
       }
-      const result: StartupResult = { animals, contenders: {}, failures };
-      for (const [contender, list] of samples) {
-        result.contenders[contender] = {
-          startupMs: median(list.map((sample) => sample.startupMs)),
-          rssMiB: median(list.map((sample) => sample.rssMiB)),
-          peakMiB: median(list.map((sample) => sample.peakMiB)),
-          runs: list.length,
-        };
-      }
-      startup.push(result);
-    }
+      return files;
+    },
+    workDir: () => join(temporary, `start-${++starts}`),
+    compiledDir,
+    profileDir,
+    databaseUrl: args.database,
+    log,
+    failed: () => {
+      failed = true;
+    },
+  };
 
-    // Throughput: every round runs every group on every contender in turn (A B C A B C …).
-    const workloads = new Map<WorkloadResult['id'], WorkloadResult>();
-    for (const group of GROUPS) {
-      for (const operation of group.operations) {
-        if (!selected(operation, group.scale)) continue;
-        const animals = SIZES[group.scale];
-        workloads.set(`${operation}@${group.scale}`, {
-          id: `${operation}@${group.scale}`,
-          operation,
-          scale: group.scale,
-          animals,
-          label: `${OPERATION_LABELS[operation]} · ${formatCount(animals)}`,
-          contenders: {},
-          ratioToBaseline: {},
-        });
-      }
-    }
-    const figuresOf = (id: WorkloadResult['id'], contender: ContenderId): ContenderFigures => {
-      const workload = workloads.get(id)!;
-      workload.contenders[contender] ??= { runs: [], median: undefined, failures: [] };
-      return workload.contenders[contender];
-    };
-
-    for (let round = 1; round <= settings.rounds; round++) {
-      for (const group of GROUPS) {
-        const operations = group.operations.filter((operation) => selected(operation, group.scale));
-        if (operations.length === 0) continue;
-        const animals = SIZES[group.scale];
-        const data = await dataFor(animals);
-        for (const contender of contenders) {
-          const name = `round ${round}/${settings.rounds} ${CONTENDER_LABELS[contender]} @ ${formatCount(animals)} ${group.store}`;
-          let server: Awaited<ReturnType<typeof startServer>> | undefined;
-          try {
-            server = await startServer(contender, {
-              data,
-              store: group.store,
-              workDir: workDir(),
-              pinning,
-              ...ourBuild,
-              ...(profileDir && contender === 'ours' ? { profileDir } : {}),
-            });
-            // Our --memory server starts empty; the others load the same animals from the file.
-            if (contender === 'ours' && group.store === 'memory') {
-              await seedOverHttp(server.origin, animals, settings.connections);
-            }
-            for (const operation of operations) {
-              const id = `${operation}@${group.scale}` as const;
-              try {
-                await checkAnswer(server.origin, operation);
-                await runLoad(server.origin, operation, animals, { connections: settings.connections, seconds: settings.warmupSeconds });
-                const figures: LoadFigures = await runLoad(server.origin, operation, animals, settings);
-                figuresOf(id, contender).runs.push(figures);
-                log(
-                  `${name} ${operation}: ${Math.round(figures.requestsPerSecond)}/s p50 ${figures.p50} p99 ${figures.p99} ms` +
-                    (figures.non2xx + figures.errors + figures.timeouts > 0
-                      ? ` (non-2xx ${figures.non2xx}, errors ${figures.errors})`
-                      : ''),
-                );
-              } catch (error) {
-                failed = true;
-                figuresOf(id, contender).failures.push(errorText(error));
-                log(`${name} ${operation} FAILED: ${errorText(error)}`);
-              }
-            }
-          } catch (error) {
-            failed = true;
-            for (const operation of operations) figuresOf(`${operation}@${group.scale}`, contender).failures.push(errorText(error));
-            log(`${name} FAILED: ${errorText(error)}`);
-          } finally {
-            await server?.stop();
-          }
-        }
-      }
-    }
-
-    for (const workload of workloads.values()) {
-      for (const figures of Object.values(workload.contenders)) figures.median = medianFigures(figures.runs);
-      const baseline = workload.contenders.baseline?.median?.requestsPerSecond;
-      for (const contender of ['ours', 'jsonServer'] as const) {
-        const rps = workload.contenders[contender]?.median?.requestsPerSecond;
-        if (rps !== undefined && baseline) workload.ratioToBaseline[contender] = rps / baseline;
-      }
-    }
-
-    const results: BenchResults = {
-      startedAt,
-      finishedAt: new Date().toISOString(),
-      quick,
-      source: sourceOf(ourSource ?? REPO_ROOT),
-      machine,
-      settings: {
-        ...settings,
-        ourServer: ourSource
-          ? `node adapters/cli.js (tsc build of ${ourSource})`
-          : compiledDir
-            ? 'node adapters/cli.js (tsc build)'
-            : 'node --import tsx adapters/cli.ts',
-      },
-      workloads: [...workloads.values()].sort(inTableOrder),
-      startup,
-      targets: [],
-    };
-    results.targets = judgeTargets(results);
-    await writeOutputs(results);
-  } finally {
-    await rm(temporary, { recursive: true, force: true });
-  }
+  const startup = await measureStartup(context, STARTUP_SIZES, STARTUP_REPEATS);
+  const workloads = await measureThroughput(context, {
+    // PostgreSQL only when given a database: the other stores need nothing outside the bench.
+    groups: GROUPS.filter((group) => group.storage !== 'postgres' || args.database !== undefined),
+    sizes: SIZES,
+    selected,
+    rounds: settings.rounds,
+    warmupSeconds: settings.warmupSeconds,
+    load: { connections: settings.connections, seconds: settings.seconds },
+    generator,
+  });
+  const judged = generator.judgeable && !quick;
+  const results: BenchResults = {
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    quick,
+    source: sourceOf(ourSource ?? REPO_ROOT),
+    machine,
+    generator: { name: generator.name, version: generator.version, note: generator.note },
+    judgement: {
+      judged,
+      why: judged
+        ? `measured with ${generator.name}, a full run`
+        : quick
+          ? 'a quick run measures small catalogues for a second each, without a warm-up'
+          : `the run was measured with ${generator.name}, not wrk`,
+    },
+    settings: {
+      ...settings,
+      ourServer: ourSource
+        ? `node adapters/cli.js (tsc build of ${ourSource})`
+        : compiledDir
+          ? 'node adapters/cli.js (tsc build)'
+          : 'node --import tsx adapters/cli.ts',
+    },
+    workloads,
+    startup,
+    targets: [],
+  };
+  results.targets = judgeTargets(results);
+  await writeOutputs(results);
   if (failed) {
     log('some runs failed; see above');
     process.exitCode = 1;
   }
 };
 
+killLeftoverProcessesOnExit();
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => process.exit(130));
 await main();

@@ -1,6 +1,12 @@
-/** @module The measured operations, and loading a server with one of them through autocannon. */
+/**
+ * @module The measured operations: the request each sends, the figures a load of it gives,
+ * the check that a server answers it correctly, and seeding a server that starts empty.
+ */
 import autocannon from 'autocannon';
-import { BENCH_KEY } from './servers.js';
+import type { CpuFigures } from './cpuSampling.js';
+
+/** The API key every contender is started with (json-server ignores it). */
+export const BENCH_KEY = 'bench-key-4f1c9a';
 
 /** The operations the benchmark measures. */
 export type Operation = 'list20' | 'list100sold' | 'getById' | 'createMemory' | 'createDurable';
@@ -14,17 +20,27 @@ export const OPERATION_LABELS: Record<Operation, string> = {
   createDurable: 'POST /v1/pets (durable file)',
 };
 
-/** One load's figures. Latencies in milliseconds. */
-export interface LoadFigures {
-  /** Successful (2xx) responses per second over the measured time. */
+/** One load's figures: throughput, latency in milliseconds, failures, and CPU use. */
+export interface LoadFigures extends CpuFigures {
+  /**
+   * Microseconds of server CPU per successful response: what a request costs the server,
+   * whatever share of its core it got (other programs on the machine take some).
+   */
+  serverUsPerRequest?: number;
+  /** Successful responses per second over the measured time (wrk: every response below 400). */
   requestsPerSecond: number;
   p50: number;
+  p90?: number;
   p99: number;
-  /** Responses that were not 2xx, connection errors and timeouts: all should be 0. */
+  /** Responses that were not successful, connection errors and timeouts: all should be 0. */
   non2xx: number;
   errors: number;
   timeouts: number;
 }
+
+/** Server CPU per successful response, in microseconds, from its share of a core and its throughput. */
+export const usPerRequest = (serverCpu: number | undefined, requestsPerSecond: number): number | undefined =>
+  serverCpu === undefined || !(requestsPerSecond > 0) ? undefined : (serverCpu / 100 / requestsPerSecond) * 1e6;
 
 /** How hard and how long to load. */
 export interface LoadSettings {
@@ -32,23 +48,27 @@ export interface LoadSettings {
   seconds: number;
 }
 
+/** The request an operation sends: every generator sends this, and `checkAnswer` checks it. */
+export interface OperationRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** getPet: a random id from 1 to this is appended to `path` for each request, so no cache line or branch gets lucky. */
+  randomIdUpTo?: number;
+}
+
 const AUTH = { authorization: `Bearer ${BENCH_KEY}` };
 
-/** The autocannon request of an operation, against a catalogue of `animals`. */
-const requestOf = (operation: Operation, animals: number): autocannon.Request => {
+/** The request of an operation against a catalogue of `animals`. */
+export const requestOf = (operation: Operation, animals: number): OperationRequest => {
   switch (operation) {
     case 'list20':
       return { method: 'GET', path: '/v1/pets?limit=20', headers: AUTH };
     case 'list100sold':
       return { method: 'GET', path: '/v1/pets?limit=100&status=sold', headers: AUTH };
     case 'getById':
-      return {
-        method: 'GET',
-        path: '/v1/pets/1',
-        headers: AUTH,
-        // A random existing animal per request, so no cache line or branch gets lucky.
-        setupRequest: (request) => ({ ...request, path: `/v1/pets/${1 + Math.floor(Math.random() * animals)}` }),
-      };
+      return { method: 'GET', path: '/v1/pets/', headers: AUTH, randomIdUpTo: animals };
     case 'createMemory':
     case 'createDurable':
       return {
@@ -61,51 +81,23 @@ const requestOf = (operation: Operation, animals: number): autocannon.Request =>
 };
 
 /**
- * Resolves once the server answers a cheap request, or after 20 s: json-server at a million
- * animals can be minutes behind, and its figures are near zero whether or not it caught up.
+ * Resolves once the server answers a cheap request, or after 20 s: requests still queued in
+ * a server when a load stops would be served during the next one, and json-server at a
+ * million animals can be minutes behind (its figures are near zero whether or not it caught up).
  */
-const settle = async (origin: string) => {
+export const settle = async (origin: string): Promise<void> => {
   const response = await fetch(`${origin}/v1/pets/1`, { headers: AUTH, signal: AbortSignal.timeout(20_000) }).catch(() => undefined);
   await response?.arrayBuffer();
 };
 
-/** Loads `origin` with one operation for a fixed time and returns the figures. */
-export const runLoad = async (origin: string, operation: Operation, animals: number, settings: LoadSettings): Promise<LoadFigures> => {
-  const result = await autocannon({
-    url: origin,
-    connections: settings.connections,
-    duration: settings.seconds,
-    requests: [requestOf(operation, animals)],
-    // Never give up early; a slow contender is measured, not skipped.
-    timeout: 30,
-    // autocannon only stops on a sample tick: tick often so short runs last what they say.
-    sampleInt: 100,
-  });
-  // Requests still queued in the server when autocannon stops would be served during the next
-  // load: wait until the server has caught up (a slow contender may be seconds behind).
-  await settle(origin);
-  const answered = result['2xx'] + result.non2xx > 0;
-  return {
-    requestsPerSecond: result['2xx'] / Math.max(result.duration, 0.001),
-    p50: answered ? result.latency.p50 : NaN,
-    p99: answered ? result.latency.p99 : NaN,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-  };
-};
-
 /** What a correct answer looks like, checked once before each load so no contender is timed on errors. */
 export const checkAnswer = async (origin: string, operation: Operation): Promise<void> => {
-  const { method, path, headers, body } = requestOf(operation, 1);
-  const response = await fetch(`${origin}${path}`, {
-    method: method ?? 'GET',
-    headers: headers as Record<string, string>,
-    body: typeof body === 'string' ? body : null,
-  });
+  const { method, path, headers, body, randomIdUpTo } = requestOf(operation, 1);
+  const url = `${origin}${path}${randomIdUpTo === undefined ? '' : randomIdUpTo}`;
+  const response = await fetch(url, { method, headers, body: body ?? null });
   const text = await response.text();
   const fail = (why: string) => {
-    throw new Error(`${method} ${path} answered ${response.status} ${text.slice(0, 200)}: ${why}`);
+    throw new Error(`${method} ${url} answered ${response.status} ${text.slice(0, 200)}: ${why}`);
   };
   const expected = operation.startsWith('create') ? 201 : 200;
   if (response.status !== expected) fail(`expected ${expected}`);
@@ -122,7 +114,7 @@ export const checkAnswer = async (origin: string, operation: Operation): Promise
 /**
  * Adds `count` animals over HTTP, as fast as the server takes them, with statuses cycling
  * through available, pending and sold: how our `--memory` server, which starts empty, gets
- * the same size of catalogue as the others.
+ * the same size of catalogue as the others. Not measured, so autocannon in this process does.
  */
 export const seedOverHttp = async (origin: string, count: number, connections: number): Promise<void> => {
   const headers = { ...AUTH, 'content-type': 'application/json' };

@@ -1,7 +1,8 @@
 /**
- * @module Runs Node programs from the repository root as child processes, collects what
- * they print, waits for a line, and kills whatever a failed test left running. The CLI,
- * durability and example tests all start their processes through this one module.
+ * @module Runs Node programs (or any command) as child processes, from the repository root
+ * unless told otherwise, collects what they print, waits for a line, and kills whatever a
+ * failed test left running. The CLI, durability and example tests and the bench all start
+ * their processes through this one module.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -35,11 +36,34 @@ export const killLeftoverProcesses = (): void => {
   children.clear();
 };
 
-/** Runs `node …args` in the repository root with `env` added to this process's environment. */
-export const spawnNode = (args: string[], env: Record<string, string | undefined> = {}): NodeProcess => {
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  return track(child);
+let killingOnExit = false;
+
+/**
+ * Kills every process started here that is still running when this process exits, for any
+ * reason (a long-running program such as the bench, rather than a test suite's afterEach).
+ * Calling it again does nothing more.
+ */
+export const killLeftoverProcessesOnExit = (): void => {
+  if (killingOnExit) return;
+  killingOnExit = true;
+  process.once('exit', killLeftoverProcesses);
 };
+
+/** Where and with what environment a command runs. */
+export interface SpawnOptions {
+  /** The working directory; the repository root by default. */
+  cwd?: string;
+  /** Variables added to this process's environment. */
+  env?: Record<string, string | undefined>;
+}
+
+/** Runs `command …args` (a program other than Node, or Node under `taskset`) and tracks it. */
+export const spawnProcess = (command: string, args: string[], { cwd = REPO_ROOT, env = {} }: SpawnOptions = {}): NodeProcess =>
+  track(spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+
+/** Runs `node …args` in the repository root with `env` added to this process's environment. */
+export const spawnNode = (args: string[], env: Record<string, string | undefined> = {}): NodeProcess =>
+  spawnProcess(process.execPath, args, { env });
 
 /** Collects the output of a child process started elsewhere (e.g. through npm) and tracks it. */
 export const track = (child: ChildProcess): NodeProcess => {

@@ -1,0 +1,35 @@
+-- The bench's wrk script (test/bench/wrkLoad.ts runs it): the request of one operation of
+-- test/bench/workloads.ts, read from the environment when the script loads, so wrk sees
+-- which requests are fixed and builds those once per thread; and one JSON line at the end
+-- with the exact figures. Headers come as wrk's -H arguments.
+--
+--   BENCH_METHOD=POST BENCH_PATH=/v1/pets BENCH_BODY='{"name":"Rex","categoryId":7}' \
+--     wrk -s load.lua -H 'Authorization: Bearer KEY' -H 'Content-Type: application/json' URL
+--   BENCH_PATH=/v1/pets/ BENCH_RANDOM_ID_UP_TO=10000 wrk -s load.lua -H '…' URL
+
+wrk.method = os.getenv("BENCH_METHOD") or "GET"
+wrk.path = os.getenv("BENCH_PATH") or "/"
+wrk.body = os.getenv("BENCH_BODY")
+
+local idsUpTo = tonumber(os.getenv("BENCH_RANDOM_ID_UP_TO") or "")
+if idsUpTo then
+  -- A random existing id per request (getPet). Only then is request() defined: the other
+  -- operations stay static.
+  math.randomseed(os.time())
+  local path = wrk.path
+  function request()
+    return wrk.format(nil, path .. math.random(1, idsUpTo))
+  end
+end
+
+-- Latencies in microseconds. wrk counts a response with a status of 400 or more as a status
+-- error, and a request unanswered within --timeout as a timeout.
+function done(summary, latency, requests)
+  local errors = summary.errors
+  io.write(string.format(
+    'BENCH_RESULT {"requests":%d,"durationUs":%d,"bytes":%d,"connectErrors":%d,"readErrors":%d,' ..
+      '"writeErrors":%d,"statusErrors":%d,"timeouts":%d,"latencyUs":{"p50":%d,"p90":%d,"p99":%d,"max":%d,"mean":%.1f}}\n',
+    summary.requests, summary.duration, summary.bytes, errors.connect, errors.read, errors.write,
+    errors.status, errors.timeout, latency:percentile(50), latency:percentile(90), latency:percentile(99),
+    latency.max, latency.mean))
+end
