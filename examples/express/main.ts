@@ -10,12 +10,12 @@
  * PORT (3000 by default) and CATALOGUE_API_KEY configure it.
  */
 
-import { createAnimalStore, createMemoryStorage, isAnimalStoreError } from 'animal-store';
-import { animalStore } from 'animal-store/express';
+import { createMemoryStorage, createPetService, isAnimalStoreError } from 'animal-store';
+import { expressMiddleware } from 'animal-store/express';
 import express from 'express';
 
-/** The catalogue: built once, mounted over HTTP below and called directly by /api/orders. */
-const store = createAnimalStore({
+/** The service: built once, mounted over HTTP below, its catalogue called directly by /api/orders. */
+const service = createPetService({
   storage: createMemoryStorage(),
   keys: [process.env.CATALOGUE_API_KEY ?? 'express-example-key'],
 });
@@ -42,7 +42,7 @@ app.get('/api/orders', (_request, response) => {
 app.post('/api/orders', async (request, response) => {
   const { petId, customer } = request.body ?? {};
   try {
-    const pet = await store.catalogue.getPet(petId);
+    const pet = await service.catalogue.getPet(petId);
     const order: Order = { id: orders.length + 1, petId: pet.id, customer: String(customer ?? 'anonymous') };
     orders.push(order);
     response.status(201).json({ ...order, petName: pet.name });
@@ -53,7 +53,7 @@ app.post('/api/orders', async (request, response) => {
   }
 });
 
-app.use('/catalogue', animalStore(store));
+app.use('/catalogue', expressMiddleware(service));
 
 const port = Number(process.env.PORT ?? 3000);
 const server = app.listen(port, '127.0.0.1', (error) => {
