@@ -12,6 +12,9 @@ describe('examples/in-process', () => {
     expect(stdout).toContain('created #5 Mochi (available)');
     expect(stdout).toContain('available, page 1: Biscuit, Pepper');
     expect(stdout).toContain('available, page 2: Mochi');
+    expect(stdout).toContain('sold: Juniper');
+    expect(stdout).toContain('by hand: 3 then 2 animals');
+    expect(stdout).toContain('import row 17 is #6 both times: true');
     expect(stdout).toContain('pet 2 is Nimbus, pending');
     expect(stdout).toMatch(/create a bad animal: validation_failed \(400\)/);
     expect(stdout).toContain('  - stauts: is not a known field');
