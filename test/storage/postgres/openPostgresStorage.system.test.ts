@@ -1,0 +1,170 @@
+/** @module The PostgreSQL storage beyond the contract: schema, migrations, pools and clients, durability settings. */
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import type { IdempotencyKey } from '../../../core/PetStorage.js';
+import { SCHEMA_VERSION } from '../../../storage/postgres/migrations.js';
+import { openPostgresStorage } from '../../../storage/postgres/openPostgresStorage.js';
+import { PostgresStorageError } from '../../../storage/postgres/PostgresStorageError.js';
+import { useTestDatabase } from '../../support/testDatabase.js';
+
+const database = useTestDatabase();
+const rex = { name: 'Rex', categoryId: 3, status: 'available' } as const;
+const key = (name: string, createdAt: number): IdempotencyKey => ({
+  scope: 'a1b2c3d4e5f6',
+  key: name,
+  fingerprint: 'digest',
+  createdAt,
+  expiresAt: createdAt + 86_400_000,
+});
+
+describe('PostgreSQL storage: the server it relies on', () => {
+  it("Should run on PostgreSQL's default durability: fsync and synchronous_commit on", async () => {
+    const { rows } = await database.admin().query("SELECT current_setting('fsync') AS fsync, current_setting('synchronous_commit') AS sc");
+    expect(rows[0]).toEqual({ fsync: 'on', sc: 'on' });
+  });
+});
+
+describe('PostgreSQL storage: schema and migrations', () => {
+  it('Should create the documented tables, indexes and function in its schema, at the current version', async () => {
+    const schema = database.freshSchema();
+    const storage = await openPostgresStorage({ connectionString: database.url(), schema });
+    const admin = database.admin();
+    const { rows: tables } = await admin.query('SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY 1', [schema]);
+    expect(tables.map((row) => row.tablename)).toEqual(['idempotency_keys', 'pet_ids', 'pets', 'schema_migrations']);
+    const { rows: indexes } = await admin.query('SELECT indexname FROM pg_indexes WHERE schemaname = $1 ORDER BY 1', [schema]);
+    expect(indexes.map((row) => row.indexname)).toEqual([
+      'idempotency_keys_expires_at',
+      'idempotency_keys_pkey',
+      'pet_ids_pkey',
+      'pets_pkey',
+      'pets_status_id',
+      'schema_migrations_pkey',
+    ]);
+    const { rows: functions } = await admin.query(
+      'SELECT proname FROM pg_proc WHERE pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = $1)',
+      [schema],
+    );
+    expect(functions.map((row) => row.proname)).toEqual(['create_pets']);
+    const { rows: versions } = await admin.query(`SELECT version FROM ${schema}.schema_migrations`);
+    expect(versions).toEqual([{ version: SCHEMA_VERSION }]);
+    await storage.close();
+  });
+
+  it('Should keep animals and continue ids after a reopen, migrating nothing twice', async () => {
+    const schema = database.freshSchema();
+    const first = await openPostgresStorage({ connectionString: database.url(), schema });
+    await Promise.all(['A', 'B', 'C'].map((name) => first.create({ name, categoryId: 1, status: 'sold' })));
+    await first.close();
+    const again = await openPostgresStorage({ connectionString: database.url(), schema });
+    expect((await again.list({ after: 0, limit: 10 })).map((pet) => pet.name)).toEqual(['A', 'B', 'C']);
+    expect((await again.create(rex)).id).toBe(4);
+    expect((await database.admin().query(`SELECT count(*)::int AS n FROM ${schema}.schema_migrations`)).rows[0].n).toBe(1);
+    await again.close();
+  });
+
+  it('Should open safely when several instances start on a new schema at the same moment', async () => {
+    const schema = database.freshSchema();
+    const storages = await Promise.all(Array.from({ length: 8 }, () => openPostgresStorage({ connectionString: database.url(), schema })));
+    const created = await Promise.all(storages.map((storage) => storage.create(rex)));
+    expect(created.map((pet) => pet.id).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect((await database.admin().query(`SELECT version FROM ${schema}.schema_migrations`)).rows).toEqual([{ version: SCHEMA_VERSION }]);
+    await Promise.all(storages.map((storage) => storage.close()));
+  });
+
+  it('Should refuse a schema newer than it knows, changing nothing', async () => {
+    const schema = database.freshSchema();
+    await (await openPostgresStorage({ connectionString: database.url(), schema })).close();
+    await database
+      .admin()
+      .query(`INSERT INTO ${schema}.schema_migrations (version, description) VALUES ($1, 'from the future')`, [SCHEMA_VERSION + 1]);
+    const opening = openPostgresStorage({ connectionString: database.url(), schema });
+    await expect(opening).rejects.toThrow(PostgresStorageError);
+    await expect(opening).rejects.toThrow(`The schema ${schema} is at version ${SCHEMA_VERSION + 1}, newer than this animal-store knows`);
+    expect((await database.admin().query(`SELECT count(*)::int AS n FROM ${schema}.schema_migrations`)).rows[0].n).toBe(2);
+  });
+
+  it('Should refuse a schema name that is not a plain lowercase identifier', async () => {
+    for (const schema of ['Animals', 'a;drop table x', '', 'x'.repeat(64)]) {
+      await expect(openPostgresStorage({ connectionString: database.url(), schema })).rejects.toThrow(/schema name .* is not allowed/);
+    }
+  });
+
+  it('Should say what is wrong, without the password, when the database cannot be reached', async () => {
+    const opening = openPostgresStorage({ connectionString: 'postgres://someone:hunter2@127.0.0.1:1/nowhere', connectionTimeout: 2000 });
+    await expect(opening).rejects.toThrow(PostgresStorageError);
+    const message = await opening.catch((error: Error) => error.message);
+    expect(message).toMatch(
+      /^The PostgreSQL storage cannot open postgres:\/\/someone@127\.0\.0\.1:1\/nowhere \(schema animal_store\): .*ECONNREFUSED/,
+    );
+    expect(message).not.toContain('hunter2');
+  });
+
+  it('Should take exactly one of connectionString, pool or client', async () => {
+    await expect(openPostgresStorage({} as never)).rejects.toThrow(/exactly one of connectionString, pool or client, not none/);
+    const pool = new pg.Pool({ connectionString: database.url() });
+    await expect(openPostgresStorage({ connectionString: database.url(), pool } as never)).rejects.toThrow(/not connectionString and pool/);
+    await pool.end();
+  });
+});
+
+describe('PostgreSQL storage: pools and clients of the user', () => {
+  it('Should work on a pg.Pool it is given, share it between schemas, and never end it', async () => {
+    const pool = new pg.Pool({ connectionString: database.url(), max: 3 });
+    pool.on('error', () => {});
+    const [one, two] = await Promise.all([
+      openPostgresStorage({ pool, schema: database.freshSchema() }),
+      openPostgresStorage({ pool, schema: database.freshSchema() }),
+    ]);
+    await Promise.all([one.create(rex), two.create({ ...rex, name: 'Tom' }), two.create({ ...rex, name: 'Kiki' })]);
+    expect((await one.list({ after: 0, limit: 10 })).map((pet) => pet.name)).toEqual(['Rex']);
+    expect((await two.list({ after: 0, limit: 10 })).map((pet) => pet.name)).toEqual(['Tom', 'Kiki']);
+    await one.close();
+    await two.close();
+    expect((await pool.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    await pool.end();
+  });
+
+  it('Should work on a single connected pg.Client, and never end it', async () => {
+    const client = new pg.Client({ connectionString: database.url() });
+    await client.connect();
+    const storage = await openPostgresStorage({ client, schema: database.freshSchema() });
+    const created = await Promise.all([storage.create(rex), storage.createIdempotent(rex, key('k', 1_700_000_000_000))]);
+    expect(created.map((result) => ('pet' in result ? result.pet.id : result.id))).toEqual([1, 2]);
+    expect(await storage.get(2)).toEqual({ id: 2, ...rex });
+    await storage.close();
+    expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    await client.end();
+  });
+});
+
+describe('PostgreSQL storage: Idempotency-Keys in the database', () => {
+  it('Should store a key in the same transaction as its animal, and purge expired keys at a later keyed create', async () => {
+    const schema = database.freshSchema();
+    const storage = await openPostgresStorage({ connectionString: database.url(), schema });
+    const day = 86_400_000;
+    const first = await storage.createIdempotent(rex, key('old', 1_700_000_000_000));
+    const { rows } = await database
+      .admin()
+      .query(`SELECT scope, key, fingerprint, pet_id::int, created_at = to_timestamp(1700000000) AS exact FROM ${schema}.idempotency_keys`);
+    expect(rows).toEqual([{ scope: 'a1b2c3d4e5f6', key: 'old', fingerprint: 'digest', pet_id: first.pet.id, exact: true }]);
+    await storage.createIdempotent(rex, key('new', 1_700_000_000_000 + 2 * day));
+    const { rows: left } = await database.admin().query(`SELECT key FROM ${schema}.idempotency_keys`);
+    expect(left).toEqual([{ key: 'new' }]);
+    await storage.close();
+  });
+
+  it('Should create once when two instances get the same key at the same moment', async () => {
+    const schema = database.freshSchema();
+    const [one, two] = await Promise.all([
+      openPostgresStorage({ connectionString: database.url(), schema }),
+      openPostgresStorage({ connectionString: database.url(), schema }),
+    ]);
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, index) => (index % 2 ? one : two).createIdempotent(rex, key('same', 1_700_000_000_000))),
+    );
+    expect(new Set(results.map((result) => result.pet.id))).toEqual(new Set([1]));
+    expect(results.filter((result) => !result.replayed)).toHaveLength(1);
+    expect(await one.list({ after: 0, limit: 10 })).toHaveLength(1);
+    await Promise.all([one.close(), two.close()]);
+  });
+});
