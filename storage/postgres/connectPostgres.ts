@@ -1,10 +1,11 @@
 /** @module Connects to PostgreSQL as the options say (own pool, given pool or client) and migrates the schema. */
+
+import { reasonOf } from '../reasonOf.js';
 import { boundQuery } from './boundQuery.js';
 import { createPool } from './createPool.js';
 import { migrate } from './migrate.js';
 import type { PostgresPool, PostgresQueryable, PostgresQueryResult } from './PostgresPool.js';
 import { PostgresStorageError } from './PostgresStorageError.js';
-import { reasonOf } from './reasonOf.js';
 import { DEFAULT_SCHEMA, quoteSchema } from './schemaName.js';
 
 /** Where the animals are: exactly one of a connection string, a pool or a client. */

@@ -3,9 +3,9 @@ import { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import type { IdempotencyKey, IdempotentCreate, PetStorage, StorageHealth } from '../../core/PetStorage.js';
 import type { NewPet } from '../../core/schemas/NewPet.js';
 import { GroupCommit } from '../GroupCommit.js';
+import { reasonOf } from '../reasonOf.js';
 import { connectPostgres, type PostgresOptions } from './connectPostgres.js';
 import { petStatements } from './petStatements.js';
-import { reasonOf } from './reasonOf.js';
 import { toPet } from './toPet.js';
 import { toStorageError } from './toStorageError.js';
 
