@@ -20,7 +20,13 @@ export const petStatements = (quoted: string): PetStatements => {
   return {
     get: `SELECT ${columns} FROM ${quoted}.pets WHERE id = $1`,
     list: `SELECT ${columns} FROM ${quoted}.pets WHERE id > $1 ORDER BY id LIMIT $2`,
-    listByStatus: `SELECT ${columns} FROM ${quoted}.pets WHERE status = $3 AND id > $1 ORDER BY id LIMIT $2`,
+    // Written against the index pets_status_id, (status, id), so the planner can only walk
+    // it and reads `limit` rows. With "status = $3 AND id > $1 ORDER BY id" it may walk the
+    // primary key instead and skip the rows of other statuses: as many as the catalogue holds
+    // when a status is rare among newer animals (old ones sold, new ones available). The row
+    // comparison and the upper bound together mean exactly status = $3 and id > $1.
+    listByStatus: `SELECT ${columns} FROM ${quoted}.pets
+      WHERE (status, id) > ($3, $1) AND status <= $3 ORDER BY status, id LIMIT $2`,
     create: `SELECT pet_id AS id, pet_name AS name, pet_category_id AS category_id, pet_status AS status, replayed,
       key_fingerprint, key_created_at, key_expires_at FROM ${quoted}.create_pets($1::jsonb)`,
     health: `SELECT pg_is_in_recovery() AS in_recovery, current_setting('transaction_read_only') AS read_only`,

@@ -2,9 +2,13 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { IdempotencyKey } from '../../../core/PetStorage.js';
+import type { Pet } from '../../../core/schemas/Pet.js';
+import { inChunks } from '../../../storage/PetContent.js';
 import { SCHEMA_VERSION } from '../../../storage/postgres/migrations.js';
+import { openPostgresContent } from '../../../storage/postgres/openPostgresContent.js';
 import { openPostgresStorage } from '../../../storage/postgres/openPostgresStorage.js';
 import { PostgresStorageError } from '../../../storage/postgres/PostgresStorageError.js';
+import { petStatements } from '../../../storage/postgres/petStatements.js';
 import { useTestDatabase } from '../../support/testDatabase.js';
 
 const database = useTestDatabase();
@@ -104,6 +108,12 @@ describe('PostgreSQL storage: schema and migrations', () => {
     const pool = new pg.Pool({ connectionString: database.url() });
     await expect(openPostgresStorage({ connectionString: database.url(), pool } as never)).rejects.toThrow(/not connectionString and pool/);
     await pool.end();
+    await expect(openPostgresStorage({ connectionString: database.url(), poolSize: 0 })).rejects.toThrow(
+      'poolSize must be a positive number',
+    );
+    await expect(openPostgresStorage({ connectionString: database.url(), queryTimeout: -1 })).rejects.toThrow(
+      'queryTimeout must be a positive number',
+    );
   });
 });
 
@@ -166,5 +176,48 @@ describe('PostgreSQL storage: Idempotency-Keys in the database', () => {
     expect(results.filter((result) => !result.replayed)).toHaveLength(1);
     expect(await one.list({ after: 0, limit: 10 })).toHaveLength(1);
     await Promise.all([one.close(), two.close()]);
+  });
+});
+
+describe('PostgreSQL storage: a page costs its limit, not the catalogue', () => {
+  /** The blocks a statement of the storage reads, as EXPLAIN (ANALYZE, BUFFERS) counts them for these values. */
+  const blocksRead = async (text: string, values: unknown[]) => {
+    const { rows } = await database.admin().query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, values);
+    const plan = (rows[0]['QUERY PLAN'] as Array<{ Plan: Record<string, number> }>)[0]!.Plan;
+    return plan['Shared Hit Blocks']! + plan['Shared Read Blocks']!;
+  };
+
+  it('Should read a few blocks per page, with or without a status, even when a status is rare among newer animals', async () => {
+    const schema = database.freshSchema();
+    const storage = await openPostgresStorage({ connectionString: database.url(), schema });
+    // The older half are sold, the newer half available: the last page of the sold ones must
+    // not wade through every available one to find that no more are sold.
+    const pets: Pet[] = Array.from({ length: 50_000 }, (_, offset) => ({
+      id: offset + 1,
+      name: `Animal ${offset + 1}`,
+      categoryId: 1,
+      status: offset < 25_000 ? 'sold' : 'available',
+    }));
+    const content = await openPostgresContent({ connectionString: database.url(), schema });
+    await content.write({ nextId: pets.length + 1, pets: inChunks(pets), idempotencyKeys: [] }, { replace: true });
+    await content.close();
+    await database.admin().query(`ANALYZE ${schema}.pets`);
+    expect((await storage.list({ after: 24_990, limit: 21, status: 'sold' })).map((pet) => pet.id)).toEqual([
+      24_991, 24_992, 24_993, 24_994, 24_995, 24_996, 24_997, 24_998, 24_999, 25_000,
+    ]);
+
+    const sql = petStatements(`"${schema}"`);
+    for (const [text, values] of [
+      [sql.listByStatus, [24_990, 21, 'sold']],
+      [sql.listByStatus, [25_000, 21, 'sold']],
+      [sql.listByStatus, [0, 101, 'available']],
+      [sql.listByStatus, [0, 21, 'pending']],
+      [sql.list, [0, 101]],
+      [sql.list, [49_950, 101]],
+      [sql.get, [25_000]],
+    ] as const) {
+      expect(await blocksRead(text, [...values]), `${text} with ${values.join(', ')}`).toBeLessThan(20);
+    }
+    await storage.close();
   });
 });
