@@ -5,7 +5,10 @@ export { type Exit, killLeftoverProcesses, type NodeProcess, REPO_ROOT } from '.
 
 /** How to start the CLI beyond its arguments. */
 export interface CliOptions {
-  /** Variables added to the environment; `ANIMAL_STORE_API_KEYS` and `PORT` start out empty. */
+  /**
+   * Variables added to the environment; `ANIMAL_STORE_API_KEYS`, `PORT`, `DATABASE_URL` and
+   * `ANIMAL_STORE_CURSOR_SECRET` start out empty, so the machine's own never leak into a test.
+   */
   env?: Record<string, string | undefined>;
   /** Modules loaded before the CLI (`--import`), such as a test-only fs shim. */
   preload?: string[];
@@ -16,6 +19,8 @@ export const runCli = (args: string[], { env = {}, preload = [] }: CliOptions = 
   spawnNode(['--import', 'tsx', ...preload.flatMap((module) => ['--import', module]), 'adapters/cli.ts', ...args], {
     ANIMAL_STORE_API_KEYS: '',
     PORT: '',
+    DATABASE_URL: '',
+    ANIMAL_STORE_CURSOR_SECRET: '',
     ...env,
   });
 

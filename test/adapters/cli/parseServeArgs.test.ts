@@ -82,6 +82,42 @@ describe('animal-store serve arguments', () => {
     expect(() => parseServeArgs(argv, {})).toThrow(message);
   });
 
+  it('keeps animals in PostgreSQL with --database or DATABASE_URL, the flag first', () => {
+    const url = 'postgres://store@db.internal:5432/animals';
+    expect(settingsOf(['serve', '--database', url])).toMatchObject({ databaseUrl: url, dataFile: undefined });
+    expect(settingsOf(['serve'], { DATABASE_URL: url })).toMatchObject({ databaseUrl: url, dataFile: undefined });
+    expect(settingsOf(['serve', '--database', url], { DATABASE_URL: 'postgres://other/x' }).databaseUrl).toBe(url);
+    expect(settingsOf(['serve', '--database', 'postgresql://h/d']).databaseUrl).toBe('postgresql://h/d');
+  });
+
+  it('lets an explicit --data or --memory win over a DATABASE_URL in the environment', () => {
+    const env = { DATABASE_URL: 'postgres://store@db/animals' };
+    expect(settingsOf(['serve', '--memory'], env)).toMatchObject({ databaseUrl: undefined, dataFile: undefined });
+    expect(settingsOf(['serve', '--data', 'x.json'], env)).toMatchObject({ databaseUrl: undefined, dataFile: 'x.json' });
+    expect(settingsOf(['serve'], { DATABASE_URL: '' })).toMatchObject({ databaseUrl: undefined, dataFile: './data/animals.json' });
+  });
+
+  it('takes the cursor secret from --cursor-secret or ANIMAL_STORE_CURSOR_SECRET, the flag first', () => {
+    expect(settingsOf(['serve']).cursorSecret).toBeUndefined();
+    expect(settingsOf(['serve', '--cursor-secret', 'a-secret-of-16-chars']).cursorSecret).toBe('a-secret-of-16-chars');
+    expect(settingsOf(['serve'], { ANIMAL_STORE_CURSOR_SECRET: 'from-the-environment' }).cursorSecret).toBe('from-the-environment');
+    expect(
+      settingsOf(['serve', '--cursor-secret', 'the-flag-wins-here'], { ANIMAL_STORE_CURSOR_SECRET: 'from-the-environment' }).cursorSecret,
+    ).toBe('the-flag-wins-here');
+  });
+
+  it.each([
+    [['serve', '--database', 'postgres://h/d', '--memory'], {}, /--database and --memory exclude each other/],
+    [['serve', '--database', 'postgres://h/d', '--data', 'x.json'], {}, /--database and --data exclude each other/],
+    [['serve', '--database', 'mysql://h/d'], {}, /--database must be a postgres:\/\/ or postgresql:\/\/ URL/],
+    [['serve'], { DATABASE_URL: 'h/d' }, /DATABASE_URL must be a postgres:\/\//],
+    [['serve', '--cursor-secret', 'short'], {}, /--cursor-secret must be at least 16 characters/],
+    [['serve'], { ANIMAL_STORE_CURSOR_SECRET: 'short' }, /ANIMAL_STORE_CURSOR_SECRET must be at least 16 characters/],
+  ])('refuses %j with %j as a usage error', (argv, env, message) => {
+    expect(() => parseServeArgs(argv, env)).toThrow(UsageError);
+    expect(() => parseServeArgs(argv, env)).toThrow(message);
+  });
+
   it('refuses a PORT that is not a port', () => {
     expect(() => parseServeArgs(['serve'], { PORT: 'eighty' })).toThrow(/PORT/);
   });

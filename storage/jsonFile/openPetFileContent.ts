@@ -1,0 +1,84 @@
+/** @module A JSON data file seen whole, for `copyPets`: read as it is, written in one durable replace. */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Pet } from '../../core/schemas/Pet.js';
+import { inChunks, type PetContentStore, TargetNotEmptyError } from '../PetContent.js';
+import { checkPetFile } from './checkPetFile.js';
+import { DataFileError } from './DataFileError.js';
+import { DurableTextFile } from './DurableTextFile.js';
+import { nodeFileSystem } from './FileSystem.js';
+import { PET_FILE_FORMAT, type PetFileData } from './PetFileData.js';
+import { PetFileSerializer } from './PetFileSerializer.js';
+import { parsePetFile } from './parsePetFile.js';
+import { createFolderDurably } from './syncFolder.js';
+
+/** The file's real path (symlinks resolved), also when the file does not exist yet. */
+const realPathOf = async (file: string): Promise<string> => {
+  try {
+    return await fs.realpath(file);
+  } catch {
+    return path.join(await fs.realpath(path.dirname(file)), path.basename(file));
+  }
+};
+
+/**
+ * The data file `given`, to copy from or into. Reading needs no lock: the file is only ever
+ * replaced whole, so a running server's file reads as one consistent version. Writing takes
+ * the file as a server does (its kernel lock: a server using the file makes it fail with a
+ * DataFileLockedError; a missing file is created 0600), checks the result as a server
+ * opening it would, and replaces the file durably (temp file, fsync, rename, fsync of the
+ * folder), keeping its owner and permissions.
+ */
+export const openPetFileContent = (given: string): PetContentStore => {
+  const file = path.resolve(given);
+  const readData = async (): Promise<PetFileData | undefined> => {
+    let content: string;
+    try {
+      content = await fs.readFile(file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw new DataFileError(file, `The data file ${file} cannot be read: ${(error as Error).message}.`, { cause: error });
+    }
+    return parsePetFile(content, file);
+  };
+
+  return {
+    location: file,
+    async read(use) {
+      const data = await readData();
+      if (data === undefined) throw new DataFileError(file, `The data file ${file} does not exist.`);
+      return use({ nextId: data.nextId, pets: inChunks(data.pets), idempotencyKeys: data.idempotencyKeys });
+    },
+    async write(content, { replace }) {
+      await createFolderDurably(file, nodeFileSystem);
+      const serializer = new PetFileSerializer();
+      const durable = await DurableTextFile.take(await realPathOf(file), {
+        name: file,
+        fs: nodeFileSystem,
+        initial: () => serializer.serialize({ format: PET_FILE_FORMAT, nextId: 1, pets: [], idempotencyKeys: [] }),
+      });
+      try {
+        const held = parsePetFile(await durable.read(), file);
+        if (!replace && (held.pets.length > 0 || held.nextId > 1 || held.idempotencyKeys.length > 0)) {
+          throw new TargetNotEmptyError(file, { pets: held.pets.length, nextId: held.nextId });
+        }
+        const pets: Pet[] = [];
+        for await (const chunk of content.pets) pets.push(...chunk);
+        const data: PetFileData = { format: PET_FILE_FORMAT, nextId: content.nextId, pets, idempotencyKeys: [...content.idempotencyKeys] };
+        const bytes = serializer.serialize(data);
+        // Checked as a server opening it would check it, so a copy never writes a file a server refuses.
+        const checked = checkPetFile(JSON.parse(Buffer.concat(bytes).toString('utf8')));
+        if ('problem' in checked) {
+          throw new DataFileError(
+            file,
+            `The catalogue cannot be written to the data file ${file}: ${checked.problem.path} ${checked.problem.message}. Nothing was written.`,
+          );
+        }
+        await durable.write(bytes);
+      } finally {
+        await durable.release();
+      }
+    },
+    async close() {},
+  };
+};

@@ -1,0 +1,164 @@
+/** @module The PostgreSQL storage: one catalogue shared by any number of instances. */
+import { AnimalStoreError } from '../../core/AnimalStoreError.js';
+import type { IdempotencyKey, IdempotentCreate, PetStorage, StorageHealth } from '../../core/PetStorage.js';
+import type { NewPet } from '../../core/schemas/NewPet.js';
+import { type CommitObserver, GroupCommit } from '../GroupCommit.js';
+import { reasonOf } from '../reasonOf.js';
+import { connectPostgres, type PostgresOptions } from './connectPostgres.js';
+import { petStatements } from './petStatements.js';
+import { toPet } from './toPet.js';
+import { toStorageError } from './toStorageError.js';
+
+/** How to open a PostgreSQL storage: where the database is, the schema, and timeouts. */
+export type PostgresStorageOptions = PostgresOptions & {
+  /** Told of every transaction of creates: how many it held and how long it took (for metrics). */
+  onCommit?: CommitObserver;
+};
+
+/** A storage kept in PostgreSQL. */
+export interface PostgresStorage extends PetStorage {
+  /** The schema that holds its tables. */
+  readonly schema: string;
+  /** Whether the database answers and takes writes (not a standby, not read-only). */
+  checkHealth(): Promise<StorageHealth>;
+}
+
+/** A create waiting for its batch: the animal and, for a keyed create, its Idempotency-Key. */
+interface Entry {
+  newPet: NewPet;
+  key?: IdempotencyKey | undefined;
+}
+
+/** An entry as `create_pets` reads it. */
+const toJson = ({ newPet: { name, categoryId, status }, key }: Entry) =>
+  key === undefined
+    ? { name, categoryId, status }
+    : {
+        name,
+        categoryId,
+        status,
+        scope: key.scope,
+        key: key.key,
+        fingerprint: key.fingerprint,
+        createdAt: key.createdAt,
+        expiresAt: key.expiresAt,
+      };
+
+/** How long a health check may take: an orchestrator's probe must not hang on a silent database. */
+const HEALTH_TIMEOUT = 2_000;
+
+/**
+ * Opens a PostgreSQL storage, creating or migrating its schema (see migrations.ts), and
+ * loading nothing: start-up and memory are the same at ten animals or ten million.
+ *
+ * - Creates arriving together share one statement (`create_pets`) and so one transaction
+ *   and one commit (group commit); each resolves only after that commit, with PostgreSQL's
+ *   durability (`fsync` and `synchronous_commit` on, the server's defaults).
+ * - Ids become visible in ascending order across every instance on the schema: each create
+ *   holds the lock on the `pet_ids` row until it commits.
+ * - An Idempotency-Key is checked and stored in the same transaction as its animal, unique
+ *   per scope and key, so two instances given the same key at once create one animal.
+ * - Any failure of the database (down, unreachable, read-only, too slow) rejects with
+ *   `storage_unavailable` and changes nothing (a commit whose answer was lost excepted:
+ *   see `toStorageError`). The storage keeps no state of its own, so it works again as
+ *   soon as the database does.
+ */
+export const openPostgresStorage = async (options: PostgresStorageOptions): Promise<PostgresStorage> => {
+  const db = await connectPostgres(options);
+  const sql = petStatements(db.quoted);
+
+  /** One batch, one statement: entries with a key seen earlier in the batch answer as its repeat. */
+  const commit = async (batch: Entry[]): Promise<IdempotentCreate[]> => {
+    const sent: Entry[] = [];
+    const sentAt = new Map<string, number>();
+    const plan = batch.map((entry): { sameAs: number } | { sent: number } => {
+      if (entry.key) {
+        const id = `${entry.key.scope}\u0000${entry.key.key}`;
+        const earlier = sentAt.get(id);
+        if (earlier !== undefined) return { sameAs: earlier };
+        sentAt.set(id, sent.length);
+      }
+      sent.push(entry);
+      return { sent: sent.length - 1 };
+    });
+    let rows: Record<string, unknown>[];
+    try {
+      ({ rows } = await db.query(sql.create, [JSON.stringify(sent.map(toJson))]));
+    } catch (error) {
+      throw toStorageError(error, 'create');
+    }
+    if (rows.length !== sent.length) throw new Error(`create_pets answered ${rows.length} rows for ${sent.length} animals`);
+    const results = rows.map((row, position): IdempotentCreate => {
+      const pet = toPet(row);
+      const key = sent[position]!.key;
+      const replayed = row.replayed === true;
+      const stored =
+        key === undefined
+          ? undefined
+          : replayed
+            ? {
+                ...key,
+                fingerprint: row.key_fingerprint as string,
+                createdAt: Number(row.key_created_at),
+                expiresAt: Number(row.key_expires_at),
+                petId: pet.id,
+              }
+            : { ...key, petId: pet.id };
+      // A create without a key has no stored key; `create` reads only its animal.
+      return { pet, stored: stored!, replayed };
+    });
+    return plan.map((step) => ('sameAs' in step ? { ...results[step.sameAs]!, replayed: true } : results[step.sent]!));
+  };
+
+  const writes = new GroupCommit(commit, options.onCommit);
+  let closing: Promise<void> | undefined;
+  const submit = (entry: Entry) => {
+    if (closing) throw new AnimalStoreError('storage_unavailable', 'The store is shutting down, so the animal was not stored.');
+    return writes.submit(entry);
+  };
+  const read = async (text: string, values: unknown[]) => {
+    try {
+      return (await db.query(text, values)).rows;
+    } catch (error) {
+      throw toStorageError(error, 'read');
+    }
+  };
+
+  return {
+    schema: db.schema,
+    async create(newPet) {
+      return (await submit({ newPet })).pet;
+    },
+    async createIdempotent(newPet, key) {
+      return submit({ newPet, key });
+    },
+    async get(id) {
+      const [row] = await read(sql.get, [id]);
+      return row === undefined ? undefined : toPet(row);
+    },
+    async list({ after, limit, status }) {
+      const rows = await read(
+        status === undefined ? sql.list : sql.listByStatus,
+        status === undefined ? [after, limit] : [after, limit, status],
+      );
+      return rows.map(toPet);
+    },
+    async checkHealth() {
+      try {
+        const { rows } = await db.query(sql.health, [], HEALTH_TIMEOUT);
+        if (rows[0]?.in_recovery === true) return { ok: false, reason: 'The database is a standby in recovery, so it cannot take writes.' };
+        if (rows[0]?.read_only === 'on') return { ok: false, reason: 'The database takes no writes: default_transaction_read_only is on.' };
+        return { ok: true };
+      } catch (error) {
+        return { ok: false, reason: `The database cannot be reached: ${reasonOf(error)}.` };
+      }
+    },
+    close() {
+      closing ??= (async () => {
+        await writes.drain();
+        await db.close();
+      })();
+      return closing;
+    },
+  };
+};

@@ -1,0 +1,34 @@
+/** @module The statements the storage runs at request time, for one schema. */
+
+/** The SQL of each operation, with the schema filled in. */
+export interface PetStatements {
+  /** `$1` id: the animal, or no row. */
+  get: string;
+  /** `$1` after, `$2` limit: the next animals in id order (primary key). */
+  list: string;
+  /** `$1` after, `$2` limit, `$3` status: the next animals of a status in id order (index `pets_status_id`). */
+  listByStatus: string;
+  /** `$1` the batch as JSON: one row per entry (see `create_pets` in migrations.ts). */
+  create: string;
+  /** Whether the server can take writes now. */
+  health: string;
+}
+
+/** Builds the statements for the schema `quoted` (a quoted identifier). */
+export const petStatements = (quoted: string): PetStatements => {
+  const columns = 'id, name, category_id, status';
+  return {
+    get: `SELECT ${columns} FROM ${quoted}.pets WHERE id = $1`,
+    list: `SELECT ${columns} FROM ${quoted}.pets WHERE id > $1 ORDER BY id LIMIT $2`,
+    // Written against the index pets_status_id, (status, id), so the planner can only walk
+    // it and reads `limit` rows. With "status = $3 AND id > $1 ORDER BY id" it may walk the
+    // primary key instead and skip the rows of other statuses: as many as the catalogue holds
+    // when a status is rare among newer animals (old ones sold, new ones available). The row
+    // comparison and the upper bound together mean exactly status = $3 and id > $1.
+    listByStatus: `SELECT ${columns} FROM ${quoted}.pets
+      WHERE (status, id) > ($3, $1) AND status <= $3 ORDER BY status, id LIMIT $2`,
+    create: `SELECT pet_id AS id, pet_name AS name, pet_category_id AS category_id, pet_status AS status, replayed,
+      key_fingerprint, key_created_at, key_expires_at FROM ${quoted}.create_pets($1::jsonb)`,
+    health: `SELECT pg_is_in_recovery() AS in_recovery, current_setting('transaction_read_only') AS read_only`,
+  };
+};
