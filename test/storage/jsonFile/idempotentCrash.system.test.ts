@@ -1,0 +1,45 @@
+/** @module An Idempotency-Key survives a crash between the write and the answer, with its animal and only it. */
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { API_KEY, readDataFile, startServer, tempDataFile } from '../../support/serverProcess.js';
+
+const PRELOAD = './test/storage/jsonFile/crashAfterWritePreload.ts';
+
+const create = (url: string, key: string, name: string) =>
+  fetch(`${url}/pets`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json', 'idempotency-key': `"${key}"` },
+    body: JSON.stringify({ name, categoryId: 7 }),
+  });
+
+describe('the real server killed after a keyed write and before its answer', () => {
+  it('Should answer the retry with the same key with the same animal, stored once', async () => {
+    const file = tempDataFile();
+    const crashNow = `${file}.crash`;
+    const first = await startServer(file, { preload: [PRELOAD], env: { ANIMAL_STORE_TEST_CRASH_AFTER_WRITE: crashNow } });
+    expect((await create(first.url, 'warm-up', 'Before')).status).toBe(201);
+
+    fs.writeFileSync(crashNow, '');
+    // The write reaches the disk, then the server dies before it can answer.
+    await expect(create(first.url, 'order-0042', 'Pickles')).rejects.toThrow();
+    expect((await first.exited).signal).toBe('SIGKILL');
+    fs.rmSync(crashNow);
+    const onDisk = readDataFile(file);
+    expect(onDisk.pets.map((pet) => pet.name)).toEqual(['Before', 'Pickles']);
+    expect(onDisk.idempotencyKeys.map((stored) => [stored.key, stored.petId])).toEqual([
+      ['warm-up', 1],
+      ['order-0042', 2],
+    ]);
+
+    const second = await startServer(file);
+    const retry = await create(second.url, 'order-0042', 'Pickles');
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.headers.get('location')).toBe('/v1/pets/2');
+    expect(await retry.json()).toEqual({ id: 2, name: 'Pickles', categoryId: 7, status: 'available' });
+    const listed = await fetch(`${second.url}/pets`, { headers: { authorization: `Bearer ${API_KEY}` } });
+    expect(((await listed.json()) as Array<{ name: string }>).filter((pet) => pet.name === 'Pickles')).toHaveLength(1);
+    second.child.kill('SIGTERM');
+    expect((await second.exited).code).toBe(0);
+  });
+});
