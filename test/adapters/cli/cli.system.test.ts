@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { track } from '../../support/nodeProcess.js';
+import { track, waitForOutput } from '../../support/nodeProcess.js';
 import { killLeftoverProcesses, REPO_ROOT, runCli, startCli, waitForListening } from '../../support/startCli.js';
 import { tempFolder } from '../../support/tempFolder.js';
 
@@ -56,14 +56,15 @@ describe('animal-store serve (the real CLI over HTTP)', () => {
     expect((await cli.exited).code).toBe(0);
   });
 
-  it('makes a key when none is configured, prints it once, and accepts only it', async () => {
+  it('makes a key when none is configured, prints it once on stderr (never the access log), and accepts only it', async () => {
     const cli = await started(['serve', '--port', '0', '--memory']);
-    const key = /generated one for this run: (\S+)/.exec(cli.stdout())?.[1];
-    expect(key).toBeDefined();
-    expect(cli.stdout()).toMatch(/--api-key/);
-    expect(cli.stdout().split(key!).length - 1).toBe(1);
+    const [, key] = await waitForOutput(cli, /generated one for this run: (\S+)/, 5_000, 'stderr');
+    expect(cli.stderr()).toMatch(/--api-key-file/);
+    expect(cli.stderr().split(key!).length - 1).toBe(1);
+    expect(cli.stdout()).not.toContain(key);
     expect((await fetch(`${cli.url}/pets`, { headers: authed(key!) })).status).toBe(200);
     expect((await fetch(`${cli.url}/pets`, { headers: authed('guess') })).status).toBe(401);
+    expect(cli.stdout()).not.toContain(key);
   });
 
   it('takes keys from ANIMAL_STORE_API_KEYS and a base path from --base-path', async () => {
@@ -72,7 +73,7 @@ describe('animal-store serve (the real CLI over HTTP)', () => {
     });
     expect(cli.url).toMatch(/\/api$/);
     expect((await fetch(`${cli.url}/pets`, { headers: authed('second-cli-key-0123') })).status).toBe(200);
-    expect(cli.stdout()).not.toMatch(/generated/);
+    expect(cli.stderr()).not.toMatch(/generated/);
   });
 
   it('keeps animals in the JSON file by default and finds them after a restart', async () => {
