@@ -137,4 +137,40 @@ describe('animal-store serve (the real CLI over HTTP)', () => {
       await npm.exited;
     }
   });
+
+  it('npm start is the server itself: SIGTERM to npm stops it, frees the port and leaves no process behind', async () => {
+    // Its own process group, to find whatever npm started once npm is gone.
+    const npm = track(
+      spawn('npm', ['start', '--silent', '--', '--port', '0', '--memory', '--api-key', 'cli-test-key-0123456'], {
+        cwd: REPO_ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      }),
+    );
+    try {
+      const url = await waitForListening(npm);
+      expect((await fetch(`${url}/pets`, { headers: authed('cli-test-key-0123456') })).status).toBe(200);
+      // npm's own exit: 'close' would also wait for whatever still holds its output.
+      const npmExit = new Promise<number | null>((resolve) => npm.child.once('exit', (code) => resolve(code)));
+      process.kill(npm.pid, 'SIGTERM');
+      expect(await npmExit).toBe(0);
+      // Nothing answers on the port any more, and no process of the group is left.
+      await expect(fetch(`${url}/pets`)).rejects.toThrow();
+      const groupAlive = () => {
+        try {
+          process.kill(-npm.pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      expect(groupAlive()).toBe(false);
+    } finally {
+      try {
+        process.kill(-npm.pid, 'SIGKILL');
+      } catch {
+        // Already gone, as it should be.
+      }
+    }
+  });
 });
