@@ -1,84 +1,139 @@
 #!/usr/bin/env node
-import { generateApiKey } from '../core/auth/apiKeys.js';
-import { isAnimalStoreError, type PetStorage } from '../core/index.js';
 /**
  * @module The `animal-store` command: the one place that builds a storage, the service and
- * a server, and ties them to the process (signals, exit codes, output).
+ * a server, and ties them to the process (signals, exit codes, output). Its pieces, one job
+ * each, are in adapters/cli/.
  */
+import path from 'node:path';
+import { generateApiKey } from '../core/auth/apiKeys.js';
 import { copyPets } from '../storage/copyPets.js';
-import { createMemoryStorage } from '../storage/createMemoryStorage.js';
-import { openJsonFileStorage } from '../storage/jsonFile/openJsonFileStorage.js';
 import { TargetNotEmptyError } from '../storage/PetContent.js';
-import { openPostgresStorage } from '../storage/postgres/openPostgresStorage.js';
 import { reasonOf } from '../storage/reasonOf.js';
-import { type CopySettings, parseCopyArgs } from './cli/parseCopyArgs.js';
-import { parseServeArgs, type ServeSettings, USAGE, UsageError } from './cli/parseServeArgs.js';
-import { serve } from './node/serve.js';
+import { collectKeys } from './cli/collectKeys.js';
+import type { CopySettings } from './cli/copyCommand.js';
+import { type CliLog, createCliLog } from './cli/createCliLog.js';
+import { createTestControl } from './cli/createTestControl.js';
+import { openStorage } from './cli/openStorage.js';
+import { parseCommandLine } from './cli/parseCommandLine.js';
+import { readCursorSecret } from './cli/readCursorSecret.js';
+import type { ServeSettings } from './cli/serveCommand.js';
+import { UsageError } from './cli/UsageError.js';
+import { writeKeyFile } from './cli/writeKeyFile.js';
+import { createPrometheusMetrics } from './node/createPrometheusMetrics.js';
+import { nodeSha256, serve } from './node/serve.js';
+import { createTestCatalogue } from './testing/createTestCatalogue.js';
+import { loadSeedFile } from './testing/loadSeedFile.js';
+import { isInjectedFault } from './testing/withFaults.js';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const err = (line: string) => process.stderr.write(`${line}\n`);
 
-/** Opens the storage the settings ask for; a damaged or locked file, or a database out of reach, ends the start here. */
-const openStorage = async ({ dataFile, databaseUrl }: ServeSettings): Promise<PetStorage> =>
-  databaseUrl !== undefined
-    ? openPostgresStorage({ connectionString: databaseUrl })
-    : dataFile === undefined
-      ? createMemoryStorage()
-      : openJsonFileStorage({ file: dataFile });
-
-/** An error for the operator's log: its stack, and what caused it (a database's own words), never shown to clients. */
-const describeError = (error: unknown): string => {
-  const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  const cause = error instanceof Error ? error.cause : undefined;
-  return cause === undefined ? text : `${text}\n  caused by: ${reasonOf(cause)}`;
+/** The usage line of each command, printed after a command-line mistake. */
+const USAGE_LINES = {
+  serve: 'Usage: animal-store serve [options] [FILE]   (animal-store --help lists every option)',
+  copy: 'Usage: animal-store copy --from PLACE --to PLACE [--replace] [--schema NAME]',
 };
 
-/** Makes a key when none is configured: the server never runs open. */
-const ensureKeys = (settings: ServeSettings): string[] => {
-  if (settings.keys.length > 0) return settings.keys;
-  const key = generateApiKey();
-  out(`no API key configured; generated one for this run: ${key}`);
-  out('set your own with --api-key KEY (repeatable) or ANIMAL_STORE_API_KEYS=KEY1,KEY2');
-  return [key];
+/** Why the server could not start, in one line an operator can act on. */
+const startFailure = (error: unknown, { host, port }: ServeSettings): string => {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') return `port ${port} on ${host} is already in use; choose another with --port (0 picks a free one)`;
+  if (code === 'EADDRNOTAVAIL') return `cannot listen on ${host}: no such address on this machine`;
+  return reasonOf(error);
 };
 
-const run = async (settings: ServeSettings) => {
-  const storage = await openStorage(settings);
-  const server = await serve({
-    storage,
-    keys: ensureKeys(settings),
-    host: settings.host,
-    port: settings.port,
-    basePath: settings.basePath,
-    ...(settings.cursorSecret === undefined ? {} : { cursorSecret: settings.cursorSecret }),
-    ...(settings.corsOrigins.length > 0 ? { cors: { origins: settings.corsOrigins } } : {}),
-    logger: {
-      // Method, path, status and time only: never a header, so never a key.
-      ...(settings.quiet
+/**
+ * Starts the server the settings describe: keys and secrets first (a mistake there is found
+ * before anything is opened), then the storage, the service and the server. Resolves once
+ * it listens; throws when it cannot start.
+ */
+const start = async (settings: ServeSettings, log: CliLog) => {
+  const warn = (message: string) => log.warn(message);
+  const configured = await collectKeys(settings.keys, settings.keyFiles, warn);
+  const cursorSecret = await readCursorSecret(settings.cursorSecret?.value, settings.cursorSecretFile, warn);
+  const metrics = settings.metrics ? await createPrometheusMetrics() : undefined;
+  const seed = settings.seedFile === undefined ? undefined : await loadSeedFile(settings.seedFile);
+  // The server never runs open: with no key configured, it makes one for this run.
+  const generated = configured.length === 0 ? generateApiKey() : undefined;
+  const keys = generated === undefined ? configured.map(({ key }) => key) : [generated];
+
+  const testCatalogue = settings.testMode ? createTestCatalogue({ seed: seed ?? [], keys }) : undefined;
+  const storage = testCatalogue?.storage ?? (await openStorage(settings.storage, { seed, onCommit: metrics?.observeCommit, warn }));
+  try {
+    const keyFile =
+      generated !== undefined && settings.storage.kind === 'file' ? await writeKeyFile(settings.storage.file, generated) : undefined;
+    const server = await serve({
+      storage,
+      keys,
+      host: settings.host,
+      port: settings.port,
+      basePath: settings.basePath,
+      ...settings.limits,
+      ...(cursorSecret === undefined ? {} : { cursorSecret }),
+      ...(settings.corsOrigins.length > 0 ? { cors: { origins: settings.corsOrigins } } : {}),
+      ...(settings.rateLimit === undefined ? {} : { rateLimit: settings.rateLimit }),
+      idempotency: settings.idempotency,
+      // JSON lines carry the request id; the answer's X-Request-Id lets a client quote it.
+      requestIds: settings.logFormat === 'json',
+      ...(metrics === undefined ? {} : { metrics }),
+      ...(testCatalogue === undefined
         ? {}
-        : { access: (e) => out(`${new Date().toISOString()} ${e.method} ${e.path} ${e.status} ${e.milliseconds.toFixed(1)}ms`) }),
-      warn: (message) => err(`warning: ${message}`),
-      // A known failure's message says all (a storage's cause, say); only the unforeseen need a stack.
-      error: (message, error) => err(isAnimalStoreError(error) ? `error: ${message}` : `error: ${message}: ${describeError(error)}`),
-    },
-  }).catch(async (error: unknown) => {
+        : {
+            intercept: createTestControl(testCatalogue, {
+              keys,
+              sha256: nodeSha256,
+              delay: settings.delay,
+              reportError: (message, error) => log.error(message, error),
+            }),
+          }),
+      logger: {
+        ...(log.access === undefined ? {} : { access: log.access }),
+        warn,
+        // Failures a test asked for are expected, not news.
+        error: (message, error) => (isInjectedFault(error) ? undefined : log.error(message, error)),
+      },
+    });
+    if (generated !== undefined) {
+      // stderr, never stdout: stdout is the access log, which must never hold a key.
+      log.warn(`no API key configured; generated one for this run: ${generated}`, keyFile === undefined ? {} : { apiKeyFile: keyFile });
+      log.warn(
+        `${keyFile === undefined ? '' : `it is also in ${path.relative('.', keyFile) || keyFile} (mode 0600); `}` +
+          'give your own with --api-key-file FILE or ANIMAL_STORE_API_KEYS=KEY1,KEY2',
+      );
+    }
+    return server;
+  } catch (error) {
     await storage.close();
     throw error;
-  });
-  out(`listening on ${server.url}`);
+  }
+};
+
+/** `animal-store serve`: serves until SIGTERM or SIGINT, then exits 0; exits 1 when it cannot start. */
+const run = async (settings: ServeSettings) => {
+  const log = createCliLog({ format: settings.logFormat, quiet: settings.quiet, out, err });
+  let server: Awaited<ReturnType<typeof start>>;
+  try {
+    server = await start(settings, log);
+  } catch (error) {
+    const message = startFailure(error, settings);
+    if (settings.logFormat === 'json') log.error(message);
+    else err(`animal-store: ${message}`);
+    process.exit(1);
+  }
+  log.info(`listening on ${server.url}`, { url: server.url });
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
-      err(`${signal} again: exiting without waiting`);
+      log.error(`${signal} again: exiting without waiting`);
       process.exit(1);
     }
     stopping = true;
-    if (!settings.quiet) out(`${signal}: finishing in-flight requests, then stopping`);
+    if (!settings.quiet) log.info(`${signal}: finishing in-flight requests, then stopping`);
     server.close().then(
       () => process.exit(0),
       (error: unknown) => {
-        err(`error while stopping: ${(error as Error).message}`);
+        log.error(`error while stopping: ${reasonOf(error)}`);
         process.exit(1);
       },
     );
@@ -88,9 +143,9 @@ const run = async (settings: ServeSettings) => {
 };
 
 /** `animal-store copy`: one line saying what was copied, or why nothing was. */
-const copy = async ({ from, to, replace }: CopySettings) => {
+const copy = async (settings: CopySettings) => {
   try {
-    const report = await copyPets({ from, to, replace });
+    const report = await copyPets(settings);
     const keys = report.idempotencyKeys === 1 ? '1 Idempotency-Key' : `${report.idempotencyKeys} Idempotency-Keys`;
     out(`copied ${report.pets} animals, ${keys} and the next id ${report.nextId} from ${report.from} to ${report.to}`);
   } catch (error) {
@@ -100,46 +155,19 @@ const copy = async ({ from, to, replace }: CopySettings) => {
   }
 };
 
-/** A command-line mistake: one line, the usage, exit code 2. */
-const usageError = (error: unknown): never => {
-  if (!(error instanceof UsageError)) throw error;
-  err(`animal-store: ${error.message}`);
-  err(USAGE);
-  process.exit(2);
-};
-
 const main = async () => {
-  const argv = process.argv.slice(2);
-  if (argv[0] === 'copy') {
-    let copyRequest: ReturnType<typeof parseCopyArgs>;
-    try {
-      copyRequest = parseCopyArgs(argv.slice(1));
-    } catch (error) {
-      return usageError(error);
-    }
-    return copyRequest.kind === 'help' ? out(USAGE) : copy(copyRequest.settings);
-  }
-  let request: ReturnType<typeof parseServeArgs>;
+  let request: ReturnType<typeof parseCommandLine>;
   try {
-    request = parseServeArgs(argv, process.env);
+    request = parseCommandLine(process.argv.slice(2));
   } catch (error) {
-    return usageError(error);
+    if (!(error instanceof UsageError)) throw error;
+    err(`animal-store: ${error.message}`);
+    err(USAGE_LINES[error.command]);
+    process.exit(2);
   }
-  if (request.kind === 'help') return out(USAGE);
-  try {
-    await run(request.settings);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const { host, port } = request.settings;
-    const message =
-      code === 'EADDRINUSE'
-        ? `port ${port} on ${host} is already in use; choose another with --port (0 picks a free one)`
-        : code === 'EADDRNOTAVAIL'
-          ? `cannot listen on ${host}: no such address on this machine`
-          : (error as Error).message;
-    err(`animal-store: ${message}`);
-    process.exit(1);
-  }
+  if (request.kind === 'print') process.stdout.write(request.text);
+  else if (request.kind === 'copy') await copy(request.settings);
+  else await run(request.settings);
 };
 
 await main();

@@ -6,4 +6,13 @@ export { createMemoryStorage, type MemoryStorage } from '../storage/createMemory
 export type { CommitObserver, CommitReport } from '../storage/GroupCommit.js';
 export { DataFileError, DataFileLockedError, type DataFileOwner } from '../storage/jsonFile/DataFileError.js';
 export { type JsonFileStorage, type JsonFileStorageOptions, openJsonFileStorage } from '../storage/jsonFile/openJsonFileStorage.js';
-export { type AnimalStoreServer, nodeSha256, type ServeOptions, serve } from './node/serve.js';
+export { createPrometheusMetrics, MissingMetricsLibraryError, type PrometheusMetrics } from './node/createPrometheusMetrics.js';
+export { findSwaggerUiAssets } from './node/findSwaggerUiAssets.js';
+export {
+  type AnimalStoreServer,
+  nodeSha256,
+  SERVE_LIMIT_DEFAULTS,
+  type ServeLimit,
+  type ServeOptions,
+  serve,
+} from './node/serve.js';

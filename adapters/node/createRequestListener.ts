@@ -8,7 +8,6 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { Socket } from 'node:net';
 import { Request as ServerRequest } from '@whatwg-node/fetch';
 import { createCustomAbortControllerSignal, sendNodeResponse } from '@whatwg-node/server';
-import type { PetService } from '../../core/index.js';
 import { connectionState, trackAnswer } from './connectionState.js';
 import { type ErrorAnswer, writeErrorAnswer } from './ErrorAnswer.js';
 import { FIXED_ORIGIN, readRequestHead, targetPathAndQuery } from './readRequestHead.js';
@@ -88,7 +87,10 @@ const toWebRequest = (req: IncomingMessage, res: ServerResponse, pathAndQuery: s
  * Creates the `node:http` request listener for the service. Every request gets an answer or
  * a closed connection, never a stack trace: whatever throws becomes a bare 500 and is reported.
  */
-export const createRequestListener = (service: PetService, options: RequestListenerOptions): RequestListener => {
+export const createRequestListener = (
+  service: (request: Request) => Promise<Response>,
+  options: RequestListenerOptions,
+): RequestListener => {
   const { maxPipelinedRequests, logAnswer, reportError } = options;
 
   const answer = (req: IncomingMessage, res: ServerResponse, errorAnswer: ErrorAnswer) => {

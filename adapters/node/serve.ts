@@ -6,11 +6,29 @@ import { hash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Response as ServerResponse } from '@whatwg-node/fetch';
-import { createPetService, type PetService, type PetServiceOptions, type Sha256 } from '../../core/index.js';
+import { type AccessLogEntry, createPetService, type PetService, type PetServiceOptions, type Sha256 } from '../../core/index.js';
 import { closeStalledConnections } from './closeStalledConnections.js';
 import { createClientErrorListener } from './createClientErrorListener.js';
+import { createMetricsRoute, METRICS_PATH } from './createMetricsRoute.js';
+import type { PrometheusMetrics } from './createPrometheusMetrics.js';
 import { createRequestListener, logPath } from './createRequestListener.js';
+import { findSwaggerUiAssets } from './findSwaggerUiAssets.js';
 import { limitConnections } from './limitConnections.js';
+
+/** The standalone server's limits and their defaults (see `ServeOptions`): one source for `serve()`, the CLI and its help. */
+export const SERVE_LIMIT_DEFAULTS = {
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  keepAliveTimeout: 5_000,
+  writeTimeout: 10_000,
+  maxConnections: 900,
+  maxConnectionsPerAddress: 128,
+  maxPipelinedRequests: 16,
+  shutdownTimeout: 10_000,
+} as const;
+
+/** One of the standalone server's limits. */
+export type ServeLimit = keyof typeof SERVE_LIMIT_DEFAULTS;
 
 /** How to run the standalone server: the service's options plus where to listen. */
 export interface ServeOptions extends PetServiceOptions {
@@ -49,6 +67,18 @@ export interface ServeOptions extends PetServiceOptions {
   maxPipelinedRequests?: number;
   /** Milliseconds `close()` waits for in-flight requests before cutting them; 10 s by default. */
   shutdownTimeout?: number;
+  /**
+   * Prometheus metrics (see `createPrometheusMetrics`), served at `/metrics` to callers with
+   * an API key; every answer is counted. Give the storage its `observeCommit` as `onCommit`.
+   */
+  metrics?: PrometheusMetrics;
+  /**
+   * Answers requests before the service sees them, for endpoints beside the interface (the
+   * command line's test mode): resolves with the answer, or with `undefined` to hand the
+   * request on. Its answers are logged and counted like the service's; whatever it throws
+   * is a bare 500.
+   */
+  intercept?: (request: Request) => Promise<Response | undefined>;
 }
 
 /** A running server. */
@@ -77,14 +107,16 @@ export const serve = async (options: ServeOptions): Promise<AnimalStoreServer> =
   const {
     host = '127.0.0.1',
     port = 8080,
-    headersTimeout = 10_000,
-    requestTimeout = 30_000,
-    keepAliveTimeout = 5_000,
-    writeTimeout = 10_000,
-    maxConnections = 900,
-    maxConnectionsPerAddress = 128,
-    maxPipelinedRequests = 16,
-    shutdownTimeout = 10_000,
+    headersTimeout = SERVE_LIMIT_DEFAULTS.headersTimeout,
+    requestTimeout = SERVE_LIMIT_DEFAULTS.requestTimeout,
+    keepAliveTimeout = SERVE_LIMIT_DEFAULTS.keepAliveTimeout,
+    writeTimeout = SERVE_LIMIT_DEFAULTS.writeTimeout,
+    maxConnections = SERVE_LIMIT_DEFAULTS.maxConnections,
+    maxConnectionsPerAddress = SERVE_LIMIT_DEFAULTS.maxConnectionsPerAddress,
+    maxPipelinedRequests = SERVE_LIMIT_DEFAULTS.maxPipelinedRequests,
+    shutdownTimeout = SERVE_LIMIT_DEFAULTS.shutdownTimeout,
+    metrics,
+    intercept,
   } = options;
   const limits = {
     headersTimeout,
@@ -100,21 +132,55 @@ export const serve = async (options: ServeOptions): Promise<AnimalStoreServer> =
     if (!Number.isSafeInteger(value) || value < 1)
       throw new TypeError(`serve(): ${name} must be a positive whole number, not ${String(value)}.`);
   }
-  // Answering with the server's own Response class lets it write each body in one call
-  // instead of streaming it: about three times the throughput on small JSON answers.
-  const service = createPetService({ sha256: nodeSha256, fetchAPI: { Response: ServerResponse as typeof Response }, ...options });
   const access = options.logger?.access;
   const reportError = options.logger?.error ?? ((message: string, error: unknown) => console.error(message, error));
+  // Every answer, the service's or this adapter's own, is logged and counted the same way.
+  const record =
+    access === undefined && metrics === undefined
+      ? undefined
+      : (entry: AccessLogEntry) => {
+          metrics?.recordRequest(entry);
+          access?.(entry);
+        };
+  // Answering with the server's own Response class lets it write each body in one call
+  // instead of streaming it: about three times the throughput on small JSON answers.
+  const fetchAPI = { Response: ServerResponse as typeof Response };
+  const service = createPetService({
+    sha256: nodeSha256,
+    fetchAPI,
+    ...options,
+    // The reference page draws the whole interface when swagger-ui-dist is installed.
+    ...(options.docsAssets === undefined ? { docsAssets: findSwaggerUiAssets() } : {}),
+    logger: { ...options.logger, ...(record === undefined ? {} : { access: record }) },
+  });
+  metrics?.watch(service);
   // The access line of an answer made here, which never reaches the service (a failing log
   // must not cost the answer).
-  const logAnswer = (method: string, path: string, status: number) => {
+  const logAnswer = (method: string, path: string, status: number, milliseconds = 0, operation?: string) => {
     try {
-      access?.({ method, path, status, milliseconds: 0, operation: undefined });
+      record?.({ method, path, status, milliseconds, operation });
     } catch (error) {
       reportError('the access log failed', error);
     }
   };
-  const requestListener = createRequestListener(service, { maxPipelinedRequests, logAnswer, reportError });
+  const metricsRoute =
+    metrics === undefined
+      ? undefined
+      : createMetricsRoute(metrics, { ...options, sha256: options.sha256 ?? nodeSha256, Response: fetchAPI.Response, reportError });
+  // Endpoints beside the interface answer first; only they pay for reading the path here.
+  const handle =
+    metricsRoute === undefined && intercept === undefined
+      ? service
+      : async (request: Request): Promise<Response> => {
+          const started = performance.now();
+          const path = new URL(request.url).pathname;
+          const answer = (await metricsRoute?.(request, path)) ?? (await intercept?.(request));
+          if (answer === undefined) return service(request);
+          const operation = metricsRoute !== undefined && path === METRICS_PATH ? 'getMetrics' : undefined;
+          logAnswer(request.method, path.slice(0, 200), answer.status, performance.now() - started, operation);
+          return answer;
+        };
+  const requestListener = createRequestListener(handle, { maxPipelinedRequests, logAnswer, reportError });
   // Slow clients are cut off instead of holding sockets (and memory) forever.
   // Node checks those deadlines every connectionsCheckingInterval (30 s by default): check
   // often enough that a deadline means what it says.

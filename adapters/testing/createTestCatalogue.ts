@@ -25,6 +25,12 @@ export interface TestCatalogue {
   store: PetService;
   /** The in-process catalogue over the same animals. */
   catalogue: Catalogue;
+  /**
+   * The storage under the service: memory holding the seed, swapped back on `reset()`,
+   * wrapped by `withFaults`. To serve the same animals, resets and faults through another
+   * service, as `animal-store serve --test-mode` does with `serve()` from animal-store/node.
+   */
+  storage: PetStorage;
   /** A valid API key: the first of `keys`, `test-key` by default. */
   apiKey: string;
   /** A base URL for `createClient` together with `fetch`: `http://animal-store.test/v1`. */
@@ -92,6 +98,7 @@ export const createTestCatalogue = (options: TestCatalogueOptions = {}): TestCat
     service,
     store: service,
     catalogue: service.catalogue,
+    storage,
     apiKey: keys[0]!,
     baseUrl: `${ORIGIN}${(rest.basePath ?? '/v1').replace(/\/+$/, '')}`,
     fetch: (input, init) => service(new Request(input instanceof Request ? input : new URL(input, ORIGIN), init)),

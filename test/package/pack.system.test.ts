@@ -84,7 +84,7 @@ beforeAll(async () => {
 }, 240_000);
 
 describe('the packed tarball', () => {
-  it('holds compiled JavaScript, types, docs and licence, with no TypeScript source, tests or examples', () => {
+  it('holds compiled JavaScript, types, docs, the architecture page and licence, with no TypeScript source, tests or examples', () => {
     expect(packedFiles).toContain('dist/adapters/cli.js');
     expect(packedFiles).toContain('dist/adapters/index.d.ts');
     expect(packedFiles).toContain('dist/adapters/index.cjs');
@@ -93,7 +93,7 @@ describe('the packed tarball', () => {
       (file) =>
         !(
           file === 'package.json' ||
-          /^(README|LICENSE)/i.test(file) ||
+          /^(README|LICENSE|ARCHITECTURE)/i.test(file) ||
           /^docs\/.+\.(md|png|svg)$/.test(file) ||
           (file.startsWith('dist/') && /\.(js|cjs|d\.ts|d\.cts)$/.test(file))
         ),

@@ -85,25 +85,31 @@ export const track = (child: ChildProcess): NodeProcess => {
 
 /**
  * Resolves with the first match of `pattern` in the process's stdout (a server's
- * `listening on …` line); rejects with its output if it ends first or `timeoutMs` passes.
+ * `listening on …` line), or in its stderr when `stream` says so; rejects with its output if
+ * it ends first or `timeoutMs` passes.
  */
-export const waitForOutput = (running: NodeProcess, pattern: RegExp, timeoutMs = 15_000): Promise<RegExpMatchArray> =>
+export const waitForOutput = (
+  running: NodeProcess,
+  pattern: RegExp,
+  timeoutMs = 15_000,
+  stream: 'stdout' | 'stderr' = 'stdout',
+): Promise<RegExpMatchArray> =>
   new Promise((resolve, reject) => {
-    const stdout = running.child.stdout!;
+    const output = running.child[stream]!;
     const finish = (settle: () => void) => {
       clearTimeout(timer);
-      stdout.off('data', look);
+      output.off('data', look);
       settle();
     };
     const look = () => {
-      const found = running.stdout().match(pattern);
+      const found = running[stream]().match(pattern);
       if (found) finish(() => resolve(found));
     };
     const timer = setTimeout(
       () => finish(() => reject(new Error(`No ${pattern} within ${timeoutMs} ms:\n${running.stdout()}\n${running.stderr()}`))),
       timeoutMs,
     );
-    stdout.on('data', look);
+    output.on('data', look);
     look();
     void running.exited.then(({ code, signal }) =>
       finish(() =>

@@ -1,5 +1,8 @@
 /** @module Starts the real `animal-store` CLI (`adapters/cli.ts`, from source) and waits until it listens. */
-import { type NodeProcess, spawnNode, waitForOutput } from './nodeProcess.js';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { type NodeProcess, REPO_ROOT, spawnProcess, waitForOutput } from './nodeProcess.js';
 
 export { type Exit, killLeftoverProcesses, type NodeProcess, REPO_ROOT } from './nodeProcess.js';
 
@@ -12,17 +15,29 @@ export interface CliOptions {
   env?: Record<string, string | undefined>;
   /** Modules loaded before the CLI (`--import`), such as a test-only fs shim. */
   preload?: string[];
+  /** The working directory (where `./data/animals.json` is); the repository root by default. */
+  cwd?: string;
 }
 
+/** tsx's loader, by absolute URL: `--import tsx` would be looked up from the working directory. */
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
 /** Runs `node --import tsx adapters/cli.ts …args`; does not wait for anything. */
-export const runCli = (args: string[], { env = {}, preload = [] }: CliOptions = {}): NodeProcess =>
-  spawnNode(['--import', 'tsx', ...preload.flatMap((module) => ['--import', module]), 'adapters/cli.ts', ...args], {
-    ANIMAL_STORE_API_KEYS: '',
-    PORT: '',
-    DATABASE_URL: '',
-    ANIMAL_STORE_CURSOR_SECRET: '',
-    ...env,
-  });
+export const runCli = (args: string[], { env = {}, preload = [], cwd = REPO_ROOT }: CliOptions = {}): NodeProcess =>
+  spawnProcess(
+    process.execPath,
+    ['--import', TSX, ...preload.flatMap((module) => ['--import', module]), join(REPO_ROOT, 'adapters/cli.ts'), ...args],
+    {
+      cwd,
+      env: {
+        ANIMAL_STORE_API_KEYS: '',
+        PORT: '',
+        DATABASE_URL: '',
+        ANIMAL_STORE_CURSOR_SECRET: '',
+        ...env,
+      },
+    },
+  );
 
 /** The `listening on URL` line the CLI prints once it serves. */
 export const LISTENING = /listening on (http:\/\/\S+)/;

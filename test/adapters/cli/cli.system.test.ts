@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { track } from '../../support/nodeProcess.js';
+import { track, waitForOutput } from '../../support/nodeProcess.js';
 import { killLeftoverProcesses, REPO_ROOT, runCli, startCli, waitForListening } from '../../support/startCli.js';
 import { tempFolder } from '../../support/tempFolder.js';
 
@@ -56,14 +56,15 @@ describe('animal-store serve (the real CLI over HTTP)', () => {
     expect((await cli.exited).code).toBe(0);
   });
 
-  it('makes a key when none is configured, prints it once, and accepts only it', async () => {
+  it('makes a key when none is configured, prints it once on stderr (never the access log), and accepts only it', async () => {
     const cli = await started(['serve', '--port', '0', '--memory']);
-    const key = /generated one for this run: (\S+)/.exec(cli.stdout())?.[1];
-    expect(key).toBeDefined();
-    expect(cli.stdout()).toMatch(/--api-key/);
-    expect(cli.stdout().split(key!).length - 1).toBe(1);
+    const [, key] = await waitForOutput(cli, /generated one for this run: (\S+)/, 5_000, 'stderr');
+    expect(cli.stderr()).toMatch(/--api-key-file/);
+    expect(cli.stderr().split(key!).length - 1).toBe(1);
+    expect(cli.stdout()).not.toContain(key);
     expect((await fetch(`${cli.url}/pets`, { headers: authed(key!) })).status).toBe(200);
     expect((await fetch(`${cli.url}/pets`, { headers: authed('guess') })).status).toBe(401);
+    expect(cli.stdout()).not.toContain(key);
   });
 
   it('takes keys from ANIMAL_STORE_API_KEYS and a base path from --base-path', async () => {
@@ -72,7 +73,7 @@ describe('animal-store serve (the real CLI over HTTP)', () => {
     });
     expect(cli.url).toMatch(/\/api$/);
     expect((await fetch(`${cli.url}/pets`, { headers: authed('second-cli-key-0123') })).status).toBe(200);
-    expect(cli.stdout()).not.toMatch(/generated/);
+    expect(cli.stderr()).not.toMatch(/generated/);
   });
 
   it('keeps animals in the JSON file by default and finds them after a restart', async () => {
@@ -134,6 +135,42 @@ describe('animal-store serve (the real CLI over HTTP)', () => {
     } finally {
       process.kill(-npm.pid, 'SIGTERM');
       await npm.exited;
+    }
+  });
+
+  it('npm start is the server itself: SIGTERM to npm stops it, frees the port and leaves no process behind', async () => {
+    // Its own process group, to find whatever npm started once npm is gone.
+    const npm = track(
+      spawn('npm', ['start', '--silent', '--', '--port', '0', '--memory', '--api-key', 'cli-test-key-0123456'], {
+        cwd: REPO_ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      }),
+    );
+    try {
+      const url = await waitForListening(npm);
+      expect((await fetch(`${url}/pets`, { headers: authed('cli-test-key-0123456') })).status).toBe(200);
+      // npm's own exit: 'close' would also wait for whatever still holds its output.
+      const npmExit = new Promise<number | null>((resolve) => npm.child.once('exit', (code) => resolve(code)));
+      process.kill(npm.pid, 'SIGTERM');
+      expect(await npmExit).toBe(0);
+      // Nothing answers on the port any more, and no process of the group is left.
+      await expect(fetch(`${url}/pets`)).rejects.toThrow();
+      const groupAlive = () => {
+        try {
+          process.kill(-npm.pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      expect(groupAlive()).toBe(false);
+    } finally {
+      try {
+        process.kill(-npm.pid, 'SIGKILL');
+      } catch {
+        // Already gone, as it should be.
+      }
     }
   });
 });

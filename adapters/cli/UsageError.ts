@@ -1,0 +1,13 @@
+/** @module A command-line mistake. */
+
+/** A command-line mistake: printed in one line, then the command's usage line; exit code 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+  /** The command whose usage to show: `serve` or `copy`. */
+  readonly command: 'serve' | 'copy';
+
+  constructor(message: string, command: 'serve' | 'copy' = 'serve') {
+    super(message);
+    this.command = command;
+  }
+}

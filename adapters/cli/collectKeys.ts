@@ -1,0 +1,56 @@
+/**
+ * @module The API keys a server accepts: from `--api-key`, `ANIMAL_STORE_API_KEYS` and
+ * `--api-key-file`, each checked and named by where it came from (never by itself).
+ */
+import { MINIMUM_KEY_LENGTH } from '../../core/auth/bearer.js';
+import { readSecretFile } from './readSecretFile.js';
+import { API_KEY_FORMAT, type ConfiguredKey } from './serveCommand.js';
+
+/** How to make a key the server accepts. */
+const MAKE_ONE = 'make one with: openssl rand -base64 24';
+
+/**
+ * Reads a key file: one key per line; blank lines and `#` comments (whole lines, or the rest
+ * of a line: no key holds a `#`) are ignored.
+ */
+export const parseKeyFile = (text: string, file: string): ConfiguredKey[] => {
+  const keys: ConfiguredKey[] = [];
+  for (const [index, line] of text.split(/\r?\n/).entries()) {
+    const key = line.replace(/#.*$/, '').trim();
+    if (key === '') continue;
+    const source = `line ${index + 1} of ${file}`;
+    if (!API_KEY_FORMAT.test(key)) {
+      throw new Error(`${source} is not an API key: a key is letters, digits and -._~+/ (it travels as a Bearer token); ${MAKE_ONE}`);
+    }
+    keys.push({ key, source });
+  }
+  if (keys.length === 0) throw new Error(`the API key file ${file} holds no key: write one key per line (${MAKE_ONE})`);
+  return keys;
+};
+
+/**
+ * Every configured key, the given ones first, then each file's, duplicates dropped. Throws
+ * an Error (the server does not start) for a file that cannot be read or holds no key, and
+ * for a key shorter than the service accepts, naming where it is and how to make one.
+ * Warns, through `warn`, of a key file other users can read.
+ */
+export const collectKeys = async (
+  given: readonly ConfiguredKey[],
+  files: readonly string[],
+  warn: (message: string) => void,
+): Promise<ConfiguredKey[]> => {
+  const keys = [...given];
+  for (const file of files) {
+    const { text, warning } = await readSecretFile(file, 'the API key file');
+    if (warning) warn(warning);
+    keys.push(...parseKeyFile(text, file));
+  }
+  const short = keys.find(({ key }) => key.length < MINIMUM_KEY_LENGTH);
+  if (short) {
+    throw new Error(
+      `the API key from ${short.source} has ${short.key.length} characters; keys need at least ${MINIMUM_KEY_LENGTH}, so that they cannot be guessed: ${MAKE_ONE}`,
+    );
+  }
+  const seen = new Set<string>();
+  return keys.filter(({ key }) => !seen.has(key) && seen.add(key));
+};

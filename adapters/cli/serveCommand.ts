@@ -1,0 +1,311 @@
+/** @module `animal-store serve`: its flags, and the settings a command line asks for. */
+import { existsSync } from 'node:fs';
+import { type Command, Option } from 'commander';
+import { parseApiKeyList } from '../../core/auth/apiKeys.js';
+import type { RateLimitOptions } from '../../core/http/createRateLimiter.js';
+import { SERVE_LIMIT_DEFAULTS, type ServeLimit } from '../node/serve.js';
+import { collect, collectOrigins, parseBasePath, parsePort, parseRateLimit, parseSchema, wholeNumber } from './optionParsers.js';
+import { UsageError } from './UsageError.js';
+
+/** Where the animals live. */
+export type StorageChoice =
+  | { kind: 'file'; file: string }
+  | { kind: 'memory' }
+  | { kind: 'database'; url: string; schema: string | undefined };
+
+/** A key given on the command line or in the environment, and where, to name it in messages without showing it. */
+export interface ConfiguredKey {
+  key: string;
+  source: string;
+}
+
+/** The settings of a `serve` run, as the command line gives them (files are read at start, not here). */
+export interface ServeSettings {
+  host: string;
+  port: number;
+  basePath: string;
+  corsOrigins: string[];
+  storage: StorageChoice;
+  /** `--seed FILE`: animals for memory or a new data file. */
+  seedFile: string | undefined;
+  /** Keys from `--api-key` and `ANIMAL_STORE_API_KEYS`; empty when none were given there. */
+  keys: ConfiguredKey[];
+  /** `--api-key-file` files, read at start. */
+  keyFiles: string[];
+  cursorSecret: { value: string; source: string } | undefined;
+  cursorSecretFile: string | undefined;
+  rateLimit: RateLimitOptions | undefined;
+  idempotency: { required: boolean; keyLifetimeSeconds: number };
+  limits: Record<ServeLimit, number>;
+  logFormat: 'text' | 'json';
+  quiet: boolean;
+  metrics: boolean;
+  testMode: boolean;
+  /** Milliseconds every answer waits in test mode; 0 for none. */
+  delay: number;
+}
+
+/** The default data file, relative to the working directory. */
+export const DEFAULT_DATA_FILE = './data/animals.json';
+
+/** What commander collects for `serve`; every value is checked again in `readServeSettings`. */
+interface ServeFlags {
+  data?: string;
+  memory?: boolean;
+  database?: string;
+  schema?: string;
+  seed?: string;
+  host: string;
+  port?: number;
+  basePath: string;
+  cors?: string[];
+  apiKey?: string[];
+  apiKeyFile?: string[];
+  cursorSecret?: string;
+  cursorSecretFile?: string;
+  rateLimit?: RateLimitOptions;
+  requireIdempotencyKey?: boolean;
+  idempotencyKeyLifetime: number;
+  logFormat: 'text' | 'json';
+  quiet?: boolean;
+  metrics?: boolean;
+  testMode?: boolean;
+  delay?: number;
+  headersTimeout: number;
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  writeTimeout: number;
+  maxConnections: number;
+  maxConnectionsPerAddress: number;
+  maxPipelinedRequests: number;
+  shutdownTimeout: number;
+}
+
+/** One flag per `serve()` limit, named after its option, with the same default. */
+const LIMIT_FLAGS: Array<[ServeLimit, string, string]> = [
+  ['headersTimeout', '--headers-timeout <MS>', 'milliseconds a client may take to send its headers (then 408)'],
+  ['requestTimeout', '--request-timeout <MS>', 'milliseconds a client may take to send a whole request (then 408)'],
+  ['keepAliveTimeout', '--keep-alive-timeout <MS>', 'milliseconds an idle keep-alive connection is kept'],
+  ['writeTimeout', '--write-timeout <MS>', 'milliseconds unsent answers may stand still (a client not reading)'],
+  ['maxConnections', '--max-connections <N>', 'connections open at once; raise with the open-file limit (ulimit -n)'],
+  [
+    'maxConnectionsPerAddress',
+    '--max-connections-per-address <N>',
+    'connections from one client address (behind a proxy: = --max-connections)',
+  ],
+  ['maxPipelinedRequests', '--max-pipelined-requests <N>', 'requests one connection may send ahead of its answers (then 429)'],
+  ['shutdownTimeout', '--shutdown-timeout <MS>', 'milliseconds a stop waits for requests in flight'],
+];
+
+const ENVIRONMENT_HELP = `
+Environment:
+  PORT                          the port, when --port is not given
+  DATABASE_URL                  as --database; --data, FILE, --memory and --test-mode win over it
+  ANIMAL_STORE_API_KEYS         accepted API keys, comma-separated (beside --api-key and --api-key-file)
+  ANIMAL_STORE_CURSOR_SECRET    as --cursor-secret
+
+With no key given, the server makes one for the run: it is printed on stderr and, with a
+data file, written (mode 0600) to api-key beside it, e.g. data/api-key.
+
+Exit codes: 0 after a clean stop (SIGTERM, SIGINT), 1 when it cannot start, 2 for a
+command-line mistake.
+
+Examples:
+  animal-store                                  serve ./data/animals.json on 127.0.0.1:8080
+  animal-store ./pets.json -p 3000              serve another data file on port 3000
+  animal-store --memory --seed seed.json        animals in memory, from a seed file
+  animal-store --test-mode --seed seed.json     for end-to-end tests: POST /_test/reset, faults
+  animal-store copy --from ./data/animals.json --to postgres://store@db/animals
+`;
+
+/** Adds `serve`, the default command, to the program. */
+export const addServeCommand = (program: Command): Command => {
+  const serve = program
+    .command('serve', { isDefault: true })
+    .description('Serve the animal-store interface over HTTP (the default command).')
+    .argument('[FILE]', `the JSON data file to keep animals in (as --data FILE; default ${DEFAULT_DATA_FILE})`)
+    .allowExcessArguments();
+
+  serve.optionsGroup('Where the animals live:');
+  serve
+    .option('--data <FILE>', `the JSON data file (default ${DEFAULT_DATA_FILE}); created, mode 0600, when missing`)
+    .option('--memory', 'keep animals in memory only, lost when the server stops')
+    .addOption(
+      new Option('--database <URL>', 'keep animals in PostgreSQL, shared by every instance on the same URL (needs: npm install pg)').env(
+        'DATABASE_URL',
+      ),
+    )
+    .addOption(new Option('--schema <NAME>', "the database's PostgreSQL schema (default animal_store)").argParser(parseSchema))
+    .option('--seed <FILE>', 'start with these animals (an array of animals or new animals, or a data file): memory or a new data file');
+
+  serve.optionsGroup('Listening:');
+  serve
+    .option('--host <HOST>', 'the interface to listen on; 0.0.0.0 for every one', '127.0.0.1')
+    .addOption(new Option('-p, --port <PORT>', 'the port to listen on; 0 picks a free one').env('PORT').argParser(parsePort).default(8080))
+    .addOption(new Option('--base-path <PATH>', 'the path the operations live under').argParser(parseBasePath).default('/v1'))
+    .option('--cors <ORIGIN>', 'let a browser page from ORIGIN call the API; repeatable', collectOrigins);
+
+  serve.optionsGroup('Keys and secrets:');
+  serve
+    .option('--api-key-file <FILE>', 'a file of accepted API keys, one per line (# comments); keep it chmod 600; repeatable', collect)
+    .option(
+      '--api-key <KEY>',
+      'an accepted API key; repeatable. Every local user can read it in the process list: prefer --api-key-file or ANIMAL_STORE_API_KEYS',
+      collect,
+    )
+    .addOption(
+      new Option('--cursor-secret <TEXT>', 'seals page cursors (16+ characters); give every instance the same one').env(
+        'ANIMAL_STORE_CURSOR_SECRET',
+      ),
+    )
+    .option('--cursor-secret-file <FILE>', 'as --cursor-secret, read from a file (its first line)');
+
+  serve.optionsGroup('Requests:');
+  serve
+    .addOption(
+      new Option('--rate-limit <LIMIT/SECONDS>', 'at most LIMIT requests per key in each window, e.g. 600/60').argParser(parseRateLimit),
+    )
+    .option('--require-idempotency-key', 'refuse a create without an Idempotency-Key (400)')
+    .addOption(
+      new Option('--idempotency-key-lifetime <SECONDS>', 'how long an Idempotency-Key is kept').argParser(wholeNumber(1)).default(86_400),
+    );
+
+  serve.optionsGroup('Limits (see README, "Running it on a network"):');
+  for (const [name, flags, description] of LIMIT_FLAGS) {
+    serve.addOption(new Option(flags, description).argParser(wholeNumber(1)).default(SERVE_LIMIT_DEFAULTS[name]));
+  }
+
+  serve.optionsGroup('Logs and metrics:');
+  serve
+    .addOption(
+      new Option('--log-format <FORMAT>', 'the access log on stdout, warnings and errors on stderr: text, or json (one object per line)')
+        .choices(['text', 'json'])
+        .default('text'),
+    )
+    .option('--quiet', 'no access log')
+    .option('--metrics', 'serve Prometheus metrics at /metrics, behind the API keys (needs: npm install prom-client)');
+
+  serve.optionsGroup('End-to-end tests:');
+  serve
+    .option('--test-mode', 'memory only: adds POST /_test/reset, POST and DELETE /_test/faults (key-protected)')
+    .addOption(new Option('--delay <MS>', 'with --test-mode: every answer waits MS milliseconds').argParser(wholeNumber(0)));
+
+  serve.optionsGroup('Other:');
+  serve.helpOption('-h, --help', 'show this help (and animal-store --version the version)').addHelpText('after', ENVIRONMENT_HELP);
+  return serve;
+};
+
+/** What an API key may hold: it travels as a Bearer token (RFC 6750's b64token). */
+export const API_KEY_FORMAT = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+const nth = (position: number) => `#${position + 1}`;
+
+/** The keys given on the command line and in the environment, each named by where it came from. */
+const readKeys = (flags: ServeFlags, env: NodeJS.ProcessEnv): ConfiguredKey[] => {
+  const list = env.ANIMAL_STORE_API_KEYS;
+  const fromEnvironment = parseApiKeyList(list);
+  // Set but holding nothing ("", " , ") is a mistake, not a reason to make a key.
+  if (list !== undefined && list !== '' && fromEnvironment.length === 0) {
+    throw new UsageError('ANIMAL_STORE_API_KEYS holds no key, only blanks and commas: give keys (key1,key2), or unset it');
+  }
+  const keys = [
+    ...(flags.apiKey ?? []).map((key, position) => ({ key, source: `--api-key ${nth(position)}` })),
+    ...fromEnvironment.map((key, position) => ({ key, source: `key ${nth(position)} of ANIMAL_STORE_API_KEYS` })),
+  ];
+  const malformed = keys.find(({ key }) => !API_KEY_FORMAT.test(key));
+  if (malformed) {
+    throw new UsageError(
+      `an API key must be letters, digits and -._~+/ (it travels as a Bearer token); ${malformed.source} is not (make one with: openssl rand -base64 24)`,
+    );
+  }
+  const seen = new Set<string>();
+  return keys.filter(({ key }) => !seen.has(key) && seen.add(key));
+};
+
+/** Where the animals live, from FILE, --data, --memory, --database (or DATABASE_URL) and --test-mode. */
+const readStorage = (command: Command, flags: ServeFlags, file: string | undefined): StorageChoice => {
+  if (file !== undefined && flags.data !== undefined) throw new UsageError('give the data file once: as FILE or as --data FILE');
+  // A mistyped command must not become a new data file of that name.
+  if (file !== undefined && !/\.json$/i.test(file) && !existsSync(file)) {
+    throw new UsageError(
+      `unknown command ${JSON.stringify(file.slice(0, 40))}; the commands are serve and copy (a data file given as FILE ends in .json)`,
+    );
+  }
+  const dataFile = file ?? flags.data;
+  const fileFlag = file === undefined ? '--data' : `the data file ${JSON.stringify(file.slice(0, 40))}`;
+  if (flags.memory && dataFile !== undefined) throw new UsageError(`${fileFlag} and --memory exclude each other; choose one`);
+  if (flags.testMode && dataFile !== undefined) {
+    throw new UsageError(`--test-mode keeps animals in memory only; it cannot be used with ${fileFlag}`);
+  }
+  const fromFlag = command.getOptionValueSource('database') === 'cli';
+  if (fromFlag && flags.database === undefined) throw new UsageError('--database needs a postgres:// URL');
+  if (fromFlag && flags.testMode) throw new UsageError('--test-mode keeps animals in memory only; it cannot be used with --database');
+  if (fromFlag && (dataFile !== undefined || flags.memory)) {
+    throw new UsageError(`--database and ${flags.memory ? '--memory' : fileFlag} exclude each other; choose one`);
+  }
+  // An explicit --data, FILE, --memory or --test-mode wins over a DATABASE_URL the environment happens to hold.
+  const url = fromFlag || (dataFile === undefined && !flags.memory && !flags.testMode) ? flags.database : undefined;
+  if (url !== undefined) {
+    if (!/^postgres(ql)?:\/\/./i.test(url)) {
+      throw new UsageError(`${fromFlag ? '--database' : 'DATABASE_URL'} must be a postgres:// or postgresql:// URL`);
+    }
+    return { kind: 'database', url, schema: flags.schema };
+  }
+  if (flags.schema !== undefined) throw new UsageError('--schema names a PostgreSQL schema: it needs --database (or DATABASE_URL)');
+  return flags.memory || flags.testMode ? { kind: 'memory' } : { kind: 'file', file: dataFile ?? DEFAULT_DATA_FILE };
+};
+
+/**
+ * Reads the settings of a parsed `serve` command and checks what commander cannot: choices
+ * that exclude each other, secrets (whose messages never repeat them) and values that
+ * depend on one another. Throws a UsageError.
+ */
+export const readServeSettings = (command: Command, file: string | undefined, env: NodeJS.ProcessEnv): ServeSettings => {
+  const extra = command.args[1];
+  if (extra !== undefined) throw new UsageError(`unexpected argument ${JSON.stringify(extra.slice(0, 40))}`);
+  // An empty value in the environment counts as unset (`PORT=`, as shells and container files
+  // write it); an empty flag is a mistake.
+  for (const option of command.options) {
+    const name = option.attributeName();
+    if (command.getOptionValue(name) !== '') continue;
+    if (command.getOptionValueSource(name) !== 'env') throw new UsageError(`${option.long} needs a value`);
+    command.setOptionValueWithSource(name, option.defaultValue, 'default');
+  }
+  const flags = command.opts<ServeFlags>();
+  const storage = readStorage(command, flags, file);
+  if (flags.seed !== undefined && storage.kind === 'database') {
+    throw new UsageError(
+      '--seed fills memory or a new data file; to fill a database, copy a data file into it: animal-store copy --from FILE --to URL',
+    );
+  }
+  if (flags.delay !== undefined && !flags.testMode) {
+    throw new UsageError('--delay slows every answer down, for end-to-end tests: it needs --test-mode');
+  }
+  const secretSource = command.getOptionValueSource('cursorSecret') === 'env' ? 'ANIMAL_STORE_CURSOR_SECRET' : '--cursor-secret';
+  if (flags.cursorSecret !== undefined && flags.cursorSecret.length < 16) {
+    throw new UsageError(`${secretSource} must be at least 16 characters`);
+  }
+  if (flags.cursorSecret !== undefined && flags.cursorSecretFile !== undefined) {
+    throw new UsageError(`--cursor-secret-file and ${secretSource} exclude each other; choose one`);
+  }
+  return {
+    host: flags.host,
+    port: flags.port ?? 8080,
+    basePath: flags.basePath,
+    corsOrigins: flags.cors ?? [],
+    storage,
+    seedFile: flags.seed,
+    keys: readKeys(flags, env),
+    keyFiles: flags.apiKeyFile ?? [],
+    cursorSecret: flags.cursorSecret === undefined ? undefined : { value: flags.cursorSecret, source: secretSource },
+    cursorSecretFile: flags.cursorSecretFile,
+    rateLimit: flags.rateLimit,
+    idempotency: { required: flags.requireIdempotencyKey ?? false, keyLifetimeSeconds: flags.idempotencyKeyLifetime },
+    limits: Object.fromEntries(LIMIT_FLAGS.map(([name]) => [name, flags[name]])) as Record<ServeLimit, number>,
+    logFormat: flags.logFormat,
+    quiet: flags.quiet ?? false,
+    metrics: flags.metrics ?? false,
+    testMode: flags.testMode ?? false,
+    delay: flags.delay ?? 0,
+  };
+};
