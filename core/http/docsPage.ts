@@ -54,7 +54,7 @@ code { background: #f1f5f9; padding: 0 0.25rem; }
 ${
   withRenderer
     ? '<div id="reference"></div>\n<script src="docs/swagger-ui-bundle.js"></script>\n<script src="docs/start.js"></script>'
-    : '<p style="max-width:1460px;margin:1rem auto;padding:0 20px">The interactive reference is not installed with this server; read <a href="openapi.json">openapi.json</a>.</p>'
+    : '<p style="max-width:1460px;margin:1rem auto;padding:0 20px">The interactive reference is not installed with this server (<code>npm install swagger-ui-dist</code> beside animal-store adds it); meanwhile read <a href="openapi.json">openapi.json</a>.</p>'
 }
 </body>
 </html>

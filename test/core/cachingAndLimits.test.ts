@@ -161,7 +161,9 @@ describe('the reference page', () => {
 
   it('says where the full reference is when no renderer is installed', async () => {
     const { call } = makeService();
-    expect(await (await call('/v1/docs', { key: null })).text()).not.toContain('<script');
+    const page = await (await call('/v1/docs', { key: null })).text();
+    expect(page).not.toContain('<script');
+    expect(page).toContain('npm install swagger-ui-dist');
     expect((await call('/v1/docs/swagger-ui-bundle.js', { key: null })).status).toBe(404);
   });
 });
