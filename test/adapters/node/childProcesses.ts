@@ -3,12 +3,14 @@
  * server (`serveInChild.ts`, optionally under `ulimit -n`) and hostile clients
  * (`hostileClients.ts`). Every process is killed after its test by the shared tracker.
  */
+
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { afterEach } from 'vitest';
 import type { ServeOptions } from '../../../adapters/node.js';
 import { killLeftoverProcesses, type NodeProcess, REPO_ROOT, spawnNode, track, waitForOutput } from '../../support/nodeProcess.js';
 import { LISTENING } from '../../support/startCli.js';
+import type { HostileSettings } from './hostileClients.js';
 
 afterEach(killLeftoverProcesses);
 
@@ -42,16 +44,6 @@ export const startServerInChild = async (options: ChildServeOptions, { openFiles
   const url = (await waitForOutput(child, LISTENING))[1]!;
   return { ...child, url, port: Number(new URL(url).port) };
 };
-
-/** Settings of `hostileClients.ts` (see there). */
-export interface HostileSettings {
-  mode: 'pipeline' | 'trickle';
-  port: number;
-  connections: number;
-  localAddress?: string;
-  path?: string;
-  reopenPerSecond?: number;
-}
 
 /** Starts hostile clients in a child process (allowed more open files than the server) and resolves once all are connected. */
 export const startHostileClients = async (settings: HostileSettings): Promise<NodeProcess> => {

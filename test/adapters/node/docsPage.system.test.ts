@@ -7,14 +7,13 @@
  * Needs Debian's `chromium` at /usr/bin/chromium (`.ci/run` installs it); without it the
  * test fails and says how to install it.
  */
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCS_CONTENT_SECURITY_POLICY } from '../../../core/http/docsPage.js';
+import { launchChromium } from '../../support/chromium.js';
 import { killLeftoverProcesses, startCli } from '../../support/startCli.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = fileURLToPath(new URL('../../../docs/images/reference.png', import.meta.url));
 
 describe('the reference page in Chromium', () => {
@@ -22,26 +21,8 @@ describe('the reference page in Chromium', () => {
   let base: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium; .ci/run does) to test the reference page.`,
-      );
-    }
     base = (await startCli(['--memory', '--port', '0', '--api-key', 'reference-page-key-01', '--quiet'])).url;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      // As the kiosk test launches it: this machine refuses Chromium's background connections.
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium('the reference page');
   });
   afterAll(async () => {
     await browser?.close();

@@ -16,7 +16,8 @@
  */
 import net from 'node:net';
 
-interface HostileSettings {
+/** What the hostile clients do: pipeline GETs without reading, or trickle a body. */
+export interface HostileSettings {
   mode: 'pipeline' | 'trickle';
   port: number;
   connections: number;

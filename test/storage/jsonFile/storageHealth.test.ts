@@ -1,22 +1,11 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { PetStorage, StorageHealth } from '../../../core/PetStorage.js';
 import { openJsonFileStorageOn } from '../../../storage/jsonFile/openJsonFileStorage.js';
 import { tempFolder } from '../../support/tempFolder.js';
 import { createControlledFileSystem } from './controlledFileSystem.js';
+import { untilHealth } from './untilHealth.js';
 
 const pet = (name: string) => ({ name, categoryId: 1, status: 'available' as const });
-
-/** Asks for the storage's health until it answers as `wanted` (health probes run at most once a second). */
-const untilHealth = async (storage: PetStorage, wanted: (health: StorageHealth) => boolean): Promise<StorageHealth> => {
-  let health = await storage.checkHealth!();
-  for (let attempt = 0; attempt < 100 && !wanted(health); attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    health = await storage.checkHealth!();
-  }
-  expect(wanted(health)).toBe(true);
-  return health;
-};
 
 const openControlled = async () => {
   const folder = tempFolder();
