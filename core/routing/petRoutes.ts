@@ -6,6 +6,7 @@ import { parsePetId } from '../catalogue/petId.js';
 import { type EntityTagger, ifNoneMatchHolds } from '../http/entityTags.js';
 import { readIdempotencyKey } from '../http/readIdempotencyKey.js';
 import { readJsonBody } from '../http/readJsonBody.js';
+import { withHeaders } from '../http/withHeaders.js';
 import type { RouteHandler } from './createRouter.js';
 import type { RouteContext } from './RouteContext.js';
 
@@ -13,7 +14,7 @@ import type { RouteContext } from './RouteContext.js';
 const answerWithTag = async (tagOf: EntityTagger, { request, respond, headers }: RouteContext, body: unknown, link?: string) => {
   const text = JSON.stringify(body);
   const etag = await tagOf(text, link);
-  const answerHeaders = link === undefined ? { ...headers, etag } : { ...headers, etag, link };
+  const answerHeaders = withHeaders(headers, link === undefined ? { etag } : { etag, link });
   if (ifNoneMatchHolds(request.headers.get('if-none-match'), etag)) return respond.notModified(answerHeaders);
   return respond.jsonText(200, text, answerHeaders);
 };
@@ -57,8 +58,8 @@ export const createPetRoute =
       body,
       key === undefined || caller === undefined ? undefined : { key, scope: caller.keyFingerprint },
     );
-    const answerHeaders = { ...headers, location: `${base}/pets/${pet.id}` };
-    return respond.json(201, pet, replayed ? { ...answerHeaders, 'idempotent-replayed': 'true' } : answerHeaders);
+    const location = `${base}/pets/${pet.id}`;
+    return respond.json(201, pet, withHeaders(headers, replayed ? { location, 'idempotent-replayed': 'true' } : { location }));
   };
 
 /** GET {base}/pets/{petId}: one animal, with the route's deprecation headers. */
