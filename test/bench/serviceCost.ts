@@ -7,6 +7,8 @@
  *
  *   npx tsx test/bench/serviceCost.ts                         this checkout
  *   npx tsx test/bench/serviceCost.ts --source /tmp/copy      another checkout (its node_modules linked)
+ *   npx tsx test/bench/serviceCost.ts --source /tmp/before --source .
+ *                                                             several, their samples taken in turn
  *   npx tsx test/bench/serviceCost.ts --only getById,list20 --calls 20000 --samples 7
  *
  * Prints, per operation, the median and the least CPU time (all threads: the garbage
@@ -23,33 +25,35 @@ import { BENCH_KEY, type Operation } from './workloads.js';
 
 const { values } = parseArgs({
   options: {
-    source: { type: 'string', default: REPO_ROOT },
+    source: { type: 'string', multiple: true, default: [] },
     only: { type: 'string' },
     calls: { type: 'string', default: '20000' },
     samples: { type: 'string', default: '7' },
     animals: { type: 'string', default: '10000' },
   },
 });
-const source = resolve(values.source);
+const sources = (values.source.length === 0 ? [REPO_ROOT] : values.source).map((source) => resolve(source));
 const calls = Number(values.calls);
 const animals = Number(values.animals);
 
-/** A module of the checkout under test: its TypeScript, or the JavaScript of a tsc build. */
-const load = (path: string) => {
-  const built = join(source, path.replace(/\.ts$/, '.js'));
-  return import(pathToFileURL(existsSync(built) ? built : join(source, path)).href);
+/** The service of a checkout: its TypeScript, or the JavaScript of a tsc build; as `serve()` builds it. */
+const serviceOf = async (source: string) => {
+  const load = (path: string) => {
+    const built = join(source, path.replace(/\.ts$/, '.js'));
+    return import(pathToFileURL(existsSync(built) ? built : join(source, path)).href);
+  };
+  const { createPetService } = await load('core/index.ts');
+  const { createMemoryStorage } = await load('storage/createMemoryStorage.ts');
+  const { nodeSha256 } = await load('adapters/node/serve.ts');
+  return createPetService({
+    storage: createMemoryStorage(Array.from({ length: animals }, (_, index) => benchPet(index + 1))),
+    keys: [BENCH_KEY],
+    sha256: nodeSha256,
+    fetchAPI: { Response: ServerResponse },
+    logger: { warn: () => {}, error: (message: string, error: unknown) => console.error(message, error) },
+  }) as (request: Request) => Promise<Response>;
 };
-const { createPetService } = await load('core/index.ts');
-const { createMemoryStorage } = await load('storage/createMemoryStorage.ts');
-const { nodeSha256 } = await load('adapters/node/serve.ts');
-
-const service = createPetService({
-  storage: createMemoryStorage(Array.from({ length: animals }, (_, index) => benchPet(index + 1))),
-  keys: [BENCH_KEY],
-  sha256: nodeSha256,
-  fetchAPI: { Response: ServerResponse },
-  logger: { warn: () => {}, error: (message: string, error: unknown) => console.error(message, error) },
-}) as (request: Request) => Promise<Response>;
+const services = await Promise.all(sources.map(serviceOf));
 
 const headers = { host: '127.0.0.1:8080', authorization: `Bearer ${BENCH_KEY}` };
 const get = (path: string) => new ServerRequest(`http://localhost${path}`, { method: 'GET', headers }) as Request;
@@ -69,7 +73,7 @@ const REQUESTS: Partial<Record<Operation, () => Request>> = {
     } as RequestInit) as Request,
 };
 
-const run = async (make: () => Request) => {
+const run = async (service: (request: Request) => Promise<Response>, make: () => Request) => {
   for (let i = 0; i < calls; i++) {
     const response = await service(make());
     if (response.status >= 300) throw new Error(`answered ${response.status}: ${await response.text()}`);
@@ -79,16 +83,23 @@ const run = async (make: () => Request) => {
 const only = values.only?.split(',');
 for (const [operation, make] of Object.entries(REQUESTS)) {
   if (only && !only.includes(operation)) continue;
-  await run(make); // warm-up: optimised code, grown caches
-  const samples: number[] = [];
+  // Warm-up (optimised code, grown caches), then samples taken from each checkout in turn,
+  // so that a busy spell of the machine falls on all of them alike.
+  for (const service of services) await run(service, make);
+  const samples = services.map((): number[] => []);
   for (let sample = 0; sample < Number(values.samples); sample++) {
-    const before = process.cpuUsage();
-    await run(make);
-    const used = process.cpuUsage(before);
-    samples.push(((used.user + used.system) * 1000) / calls);
+    for (const [index, service] of services.entries()) {
+      const before = process.cpuUsage();
+      await run(service, make);
+      const used = process.cpuUsage(before);
+      samples[index]!.push(((used.user + used.system) * 1000) / calls);
+    }
   }
-  samples.sort((a, b) => a - b);
-  process.stdout.write(
-    `${operation.padEnd(13)} ${samples[samples.length >> 1]!.toFixed(0).padStart(6)} ns per call (least ${samples[0]!.toFixed(0)})\n`,
-  );
+  for (const [index, taken] of samples.entries()) {
+    taken.sort((a, b) => a - b);
+    const name = sources.length === 1 ? operation : `${operation} ${values.source[index] ?? ''}`;
+    process.stdout.write(
+      `${name.padEnd(13)} ${taken[taken.length >> 1]!.toFixed(0).padStart(6)} ns per call (least ${taken[0]!.toFixed(0)})\n`,
+    );
+  }
 }
