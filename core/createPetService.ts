@@ -16,10 +16,10 @@ import { withHeaders } from './http/withHeaders.js';
 import type { PetStorage } from './PetStorage.js';
 import { createDeprecationTracker, type DeprecatedUse } from './routing/createDeprecationTracker.js';
 import { createRouter, normaliseBasePath, type Route, type RouteMatch } from './routing/createRouter.js';
-import type { RouteContext } from './routing/RouteContext.js';
 import { docsAssetRoute, docsRoute, openApiRoute } from './routing/documentRoutes.js';
 import { healthRoute } from './routing/healthRoute.js';
 import { createPetRoute, getPetRoute, listPetsRoute } from './routing/petRoutes.js';
+import type { RouteContext } from './routing/RouteContext.js';
 
 export type { DeprecatedUse } from './routing/createDeprecationTracker.js';
 

@@ -57,7 +57,8 @@ export const createResponder = (
     headers['content-length'] = String(typeof content === 'string' ? encoder.encode(content).byteLength : content.byteLength);
     return new ResponseClass(null, { status, headers });
   };
-  const jsonText: Responder['jsonText'] = (status, text, headers) => send(status, text, withHeaders(status < 400 ? SUCCESS : FAILURE, headers));
+  const jsonText: Responder['jsonText'] = (status, text, headers) =>
+    send(status, text, withHeaders(status < 400 ? SUCCESS : FAILURE, headers));
   const json: Responder['json'] = (status, body, headers) => jsonText(status, JSON.stringify(body), headers);
 
   return {
