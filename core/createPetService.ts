@@ -12,12 +12,14 @@ import { createResponder } from './http/createResponder.js';
 import { deprecationHeaders, SUNSET_TIME } from './http/deprecation.js';
 import type { DocsAssets } from './http/docsPage.js';
 import { createEntityTagger } from './http/entityTags.js';
+import { withHeaders } from './http/withHeaders.js';
 import type { PetStorage } from './PetStorage.js';
 import { createDeprecationTracker, type DeprecatedUse } from './routing/createDeprecationTracker.js';
 import { createRouter, normaliseBasePath, type Route, type RouteMatch } from './routing/createRouter.js';
 import { docsAssetRoute, docsRoute, openApiRoute } from './routing/documentRoutes.js';
 import { healthRoute } from './routing/healthRoute.js';
 import { createPetRoute, getPetRoute, listPetsRoute } from './routing/petRoutes.js';
+import type { RouteContext } from './routing/RouteContext.js';
 
 export type { DeprecatedUse } from './routing/createDeprecationTracker.js';
 
@@ -196,7 +198,7 @@ export const createPetService = (options: PetServiceOptions): PetService => {
     // start; rate limits and the route's own (deprecation) once the caller holds a key.
     let headers = cors.headersFor(request) ?? {};
     const requestId = requestIds?.idOf(request.headers.get('x-request-id'));
-    if (requestId !== undefined) headers = { ...headers, 'x-request-id': requestId };
+    if (requestId !== undefined) headers = withHeaders(headers, { 'x-request-id': requestId });
     let match: RouteMatch | undefined;
     let response: Response;
     try {
@@ -210,14 +212,14 @@ export const createPetService = (options: PetServiceOptions): PetService => {
         const caller = match?.route.public ? undefined : await checkBearer(request.headers.get('authorization'));
         if (caller && rateLimiter) {
           const decision = rateLimiter.take(caller.keyIndex, now());
-          headers = { ...headers, ...decision.headers };
+          headers = withHeaders(headers, decision.headers);
           if (decision.refusal) throw decision.refusal;
         }
         if (!match)
           throw new AnimalStoreError('not_found', `There is nothing at ${path.slice(0, 64)}; the operations live under ${base}/pets.`);
         const { route, petId, asset } = match;
         if (route.deprecated) {
-          headers = { ...headers, ...deprecationHeaders(base) };
+          headers = withHeaders(headers, deprecationHeaders(base));
           if (caller) deprecation.record(caller, base);
           if (now() >= SUNSET_TIME) {
             throw new AnimalStoreError(
@@ -233,16 +235,11 @@ export const createPetService = (options: PetServiceOptions): PetService => {
             headers: { allow },
           });
         }
-        response = await handler({
-          request,
-          url,
-          base,
-          respond,
-          headers,
-          ...(caller === undefined ? {} : { caller }),
-          ...(petId === undefined ? {} : { petId }),
-          ...(asset === undefined ? {} : { asset }),
-        });
+        const routeContext: RouteContext = { request, url, base, respond, headers };
+        if (caller !== undefined) routeContext.caller = caller;
+        if (petId !== undefined) routeContext.petId = petId;
+        if (asset !== undefined) routeContext.asset = asset;
+        response = await handler(routeContext);
         if (response.status === 201) storageFailures.succeeded();
       }
     } catch (error) {

@@ -1,7 +1,15 @@
 /** @module SHA-256, the one hash the core uses, from Web Crypto unless a faster one is given. */
 
 /** Computes a SHA-256 digest; may answer synchronously (a runtime's native hash) or not. */
-export type Sha256 = (data: Uint8Array) => Uint8Array | Promise<Uint8Array>;
+export interface Sha256 {
+  (data: Uint8Array): Uint8Array | Promise<Uint8Array>;
+  /**
+   * The digest of a text's UTF-8 bytes, when the hash can take text itself: a native hash
+   * reads the string in place, where encoding it to bytes first costs a copy (about as
+   * much as hashing a short text). Without it, texts are encoded and hashed as bytes.
+   */
+  text?(text: string): Uint8Array | Promise<Uint8Array>;
+}
 
 const encoder = new TextEncoder();
 
@@ -10,7 +18,7 @@ export const webCryptoSha256: Sha256 = async (data) =>
   new Uint8Array(await crypto.subtle.digest('SHA-256', data as Uint8Array<ArrayBuffer>));
 
 /** The SHA-256 digest of a text's UTF-8 bytes. */
-export const sha256Text = (sha256: Sha256, text: string) => sha256(encoder.encode(text));
+export const sha256Text = (sha256: Sha256, text: string) => (sha256.text ? sha256.text(text) : sha256(encoder.encode(text)));
 
 /** Compares two byte arrays in time that depends only on their lengths. */
 export const equalInConstantTime = (a: Uint8Array, b: Uint8Array): boolean => {

@@ -97,8 +97,10 @@ export interface AnimalStoreServer {
   close(): Promise<void>;
 }
 
-/** Node's native SHA-256: synchronous and off the threadpool, unlike Web Crypto's digest. */
-export const nodeSha256: Sha256 = (data) => hash('sha256', data, 'buffer');
+/** Node's native SHA-256: synchronous and off the threadpool, unlike Web Crypto's digest; it hashes text in place. */
+export const nodeSha256: Sha256 = Object.assign((data: Uint8Array) => hash('sha256', data, 'buffer'), {
+  text: (text: string) => hash('sha256', text, 'buffer'),
+});
 
 const formatOrigin = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 

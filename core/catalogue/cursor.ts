@@ -1,7 +1,7 @@
 /** @module Opaque, tamper-evident page cursors for keyset pagination. */
 import { AnimalStoreError } from '../AnimalStoreError.js';
 import { fromBase64Url, toBase64Url } from '../base64url.js';
-import { equalInConstantTime, type Sha256 } from '../digest.js';
+import { equalInConstantTime, type Sha256, sha256Text } from '../digest.js';
 import { PET_STATUSES, type PetStatus } from '../schemas/PetStatus.js';
 
 /** Where a page ends: the last id it showed and the status filter it was made for. */
@@ -32,7 +32,7 @@ const invalidCursor = (reason: string) =>
  * state on the server and stay valid across restarts with the same secret.
  */
 export const createCursorCodec = (secret: string, sha256: Sha256): CursorCodec => {
-  const seal = async (payload: string) => (await sha256(encoder.encode(`${secret}\u0000${payload}`))).subarray(0, SEAL_BYTES);
+  const seal = async (payload: string) => (await sha256Text(sha256, `${secret}\u0000${payload}`)).subarray(0, SEAL_BYTES);
 
   // A cursor depends only on its position, and the same few positions (the end of the first
   // page, above all) are asked for again and again: keep the last ones made.

@@ -1,5 +1,6 @@
 /** @module Makes every answer of the service, and is the one place any error becomes an Error answer. */
 import { AnimalStoreError, isAnimalStoreError } from '../AnimalStoreError.js';
+import { withHeaders } from './withHeaders.js';
 
 /** Reports an unexpected error to the operator; never to the client. */
 export type ReportError = (message: string, error: unknown) => void;
@@ -37,6 +38,7 @@ const encoder = new TextEncoder();
 const SUCCESS = { 'content-type': 'application/json', 'cache-control': 'private, no-cache', 'x-content-type-options': 'nosniff' };
 const FAILURE = { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
 const NOT_MODIFIED = { 'cache-control': 'private, no-cache', 'x-content-type-options': 'nosniff' };
+const NOSNIFF = { 'x-content-type-options': 'nosniff' };
 
 /**
  * Creates a responder. `ResponseClass` is the runtime's Response unless an adapter passes
@@ -48,27 +50,22 @@ export const createResponder = (
   report: ReportError,
   { bodies = true }: ResponderOptions = {},
 ): Responder => {
-  const send = (status: number, content: string | Uint8Array, headers: Record<string, string>) =>
-    bodies
-      ? new ResponseClass(content as BodyInit, { status, headers })
-      : new ResponseClass(null, {
-          status,
-          headers: {
-            ...headers,
-            'content-length': String(typeof content === 'string' ? encoder.encode(content).byteLength : content.byteLength),
-          },
-        });
-  const jsonText: Responder['jsonText'] = (status, text, headers) => {
-    const common = status < 400 ? SUCCESS : FAILURE;
-    return send(status, text, headers ? { ...common, ...headers } : common);
+  // `headers` is a record made for this answer: the Response keeps it, and a server's may
+  // add Content-Length to it.
+  const send = (status: number, content: string | Uint8Array, headers: Record<string, string>) => {
+    if (bodies) return new ResponseClass(content as BodyInit, { status, headers });
+    headers['content-length'] = String(typeof content === 'string' ? encoder.encode(content).byteLength : content.byteLength);
+    return new ResponseClass(null, { status, headers });
   };
+  const jsonText: Responder['jsonText'] = (status, text, headers) =>
+    send(status, text, withHeaders(status < 400 ? SUCCESS : FAILURE, headers));
   const json: Responder['json'] = (status, body, headers) => jsonText(status, JSON.stringify(body), headers);
 
   return {
     json,
     jsonText,
-    notModified: (headers) => new ResponseClass(null, { status: 304, headers: { ...NOT_MODIFIED, ...headers } }),
-    body: (status, content, headers) => send(status, content, { 'x-content-type-options': 'nosniff', ...headers }),
+    notModified: (headers) => new ResponseClass(null, { status: 304, headers: withHeaders(NOT_MODIFIED, headers) }),
+    body: (status, content, headers) => send(status, content, withHeaders(NOSNIFF, headers)),
     /**
      * Known errors keep their code, message and headers; anything else is logged and
      * becomes a bare 500 whose message tells nothing of the internals. Every 503 says when
@@ -79,7 +76,7 @@ export const createResponder = (
         ? error
         : new AnimalStoreError('internal_error', 'Something went wrong on our side; nothing was changed by the failure. Please try again.');
       if (!isAnimalStoreError(error)) report(`${context} failed`, error);
-      const answer: Record<string, string> = { ...known.headers, ...headers };
+      const answer = withHeaders(known.headers, headers);
       if (known.status === 503) answer['retry-after'] ??= String(DEFAULT_RETRY_AFTER_SECONDS);
       return json(known.status, known.toJSON(), answer);
     },

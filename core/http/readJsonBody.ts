@@ -1,6 +1,6 @@
 /** @module Reads a request body as JSON, within a size bound, without rounding numbers. */
-import { isSafeNumber, LosslessNumber, parse } from 'lossless-json';
 import { AnimalStoreError, quote } from '../AnimalStoreError.js';
+import { parseJsonExactly } from './parseJsonExactly.js';
 
 /** The largest body accepted, in bytes. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -60,12 +60,6 @@ const readBytesOnce = async (request: Request): Promise<Uint8Array> => {
   return bytes;
 };
 
-/**
- * Keeps numbers JavaScript holds exactly and hands back the others as LosslessNumber
- * objects, so validation rejects `12345678901234567890` instead of accepting a rounding.
- */
-const parseNumberExactly = (text: string): number | LosslessNumber => (isSafeNumber(text) ? Number(text) : new LosslessNumber(text));
-
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /**
@@ -95,7 +89,7 @@ export const readJsonBody = async (request: Request): Promise<unknown> => {
     throw new AnimalStoreError('invalid_json', 'The request body is empty; send a JSON object.');
   }
   try {
-    return parse(text, undefined, parseNumberExactly);
+    return parseJsonExactly(text);
   } catch (cause) {
     const reason = cause instanceof RangeError ? 'it is nested too deeply' : String((cause as Error).message).slice(0, 120);
     throw new AnimalStoreError('invalid_json', `The request body is not valid JSON: ${reason}.`, { cause });

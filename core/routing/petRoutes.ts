@@ -6,28 +6,31 @@ import { parsePetId } from '../catalogue/petId.js';
 import { type EntityTagger, ifNoneMatchHolds } from '../http/entityTags.js';
 import { readIdempotencyKey } from '../http/readIdempotencyKey.js';
 import { readJsonBody } from '../http/readJsonBody.js';
+import { withHeaders } from '../http/withHeaders.js';
+import { createPageCache, type PageAnswer } from './createPageCache.js';
 import type { RouteHandler } from './createRouter.js';
 import type { RouteContext } from './RouteContext.js';
 
-/** A 200 with a strong ETag, or a 304 when the client's copy (If-None-Match) is current. */
-const answerWithTag = async (tagOf: EntityTagger, { request, respond, headers }: RouteContext, body: unknown, link?: string) => {
-  const text = JSON.stringify(body);
-  const etag = await tagOf(text, link);
-  const answerHeaders = link === undefined ? { ...headers, etag } : { ...headers, etag, link };
+/** A 200 with its strong ETag, or a 304 when the client's copy (If-None-Match) is current. */
+const answerWithTag = ({ request, respond, headers }: RouteContext, { text, etag }: PageAnswer, link?: string) => {
+  const answerHeaders = withHeaders(headers, link === undefined ? { etag } : { etag, link });
   if (ifNoneMatchHolds(request.headers.get('if-none-match'), etag)) return respond.notModified(answerHeaders);
   return respond.jsonText(200, text, answerHeaders);
 };
 
 /** GET {base}/pets: a page of animals, with a `Link rel="next"` while more remain. */
-export const listPetsRoute =
-  (catalogue: Catalogue, tagOf: EntityTagger): RouteHandler =>
-  async (context) => {
+export const listPetsRoute = (catalogue: Catalogue, tagOf: EntityTagger): RouteHandler => {
+  const pageAnswer = createPageCache(tagOf);
+  return async (context) => {
     const { pets, next } = await catalogue.listPets(context.url.searchParams);
-    if (next === undefined) return answerWithTag(tagOf, context, pets);
     // The query the catalogue obeyed; every part is URL-safe as it stands (digits, a status word, base64url).
-    const query = `limit=${next.limit}${next.status === undefined ? '' : `&status=${next.status}`}&cursor=${next.cursor}`;
-    return answerWithTag(tagOf, context, pets, `<${context.base}/pets?${query}>; rel="next"`);
+    const link =
+      next === undefined
+        ? undefined
+        : `<${context.base}/pets?limit=${next.limit}${next.status === undefined ? '' : `&status=${next.status}`}&cursor=${next.cursor}>; rel="next"`;
+    return answerWithTag(context, await pageAnswer(pets, link), link);
   };
+};
 
 /** What createPet needs beyond the creation step: whether every create must carry an Idempotency-Key. */
 export interface CreatePetRouteOptions {
@@ -57,8 +60,8 @@ export const createPetRoute =
       body,
       key === undefined || caller === undefined ? undefined : { key, scope: caller.keyFingerprint },
     );
-    const answerHeaders = { ...headers, location: `${base}/pets/${pet.id}` };
-    return respond.json(201, pet, replayed ? { ...answerHeaders, 'idempotent-replayed': 'true' } : answerHeaders);
+    const location = `${base}/pets/${pet.id}`;
+    return respond.json(201, pet, withHeaders(headers, replayed ? { location, 'idempotent-replayed': 'true' } : { location }));
   };
 
 /** GET {base}/pets/{petId}: one animal, with the route's deprecation headers. */
@@ -68,5 +71,6 @@ export const getPetRoute =
     const petId = context.petId ?? '';
     const id = parsePetId(petId);
     if (id === undefined) throw new AnimalStoreError('not_found', `No animal has the id ${petId}.`);
-    return answerWithTag(tagOf, context, await catalogue.getPet(id));
+    const text = JSON.stringify(await catalogue.getPet(id));
+    return answerWithTag(context, { text, etag: await tagOf(text) });
   };

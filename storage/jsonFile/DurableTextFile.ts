@@ -294,11 +294,17 @@ export class DurableTextFile {
       if (error instanceof FileChangedError) throw error;
       throw new DurableWriteError(this.name, step, false, error);
     }
+    // The folder's fsync makes the rename durable; meanwhile the new file's identity is read,
+    // and it becomes the current, locked file even should the fsync fail (the file is in
+    // place). The replaced file's handle is closed after that, off the write's path: its
+    // last close frees the old file's blocks, which can take as long as the fsync itself.
+    const folderSynced = syncFolder(this.#fs, this.#folder);
+    folderSynced.catch(() => {});
     try {
       step = 'lock the new data file';
-      await this.#adopt(handle, await handle.stat({ bigint: true }));
+      void this.#adopt(handle, await handle.stat({ bigint: true }));
       step = 'fsync the folder';
-      await syncFolder(this.#fs, this.#folder);
+      await folderSynced;
     } catch (error) {
       throw new DurableWriteError(this.name, step, true, error);
     }
@@ -346,7 +352,10 @@ export class DurableTextFile {
     });
   }
 
-  /** Makes `handle` (of a new inode at the path, locked) the current lock, and lets go of inodes no name reaches. */
+  /**
+   * Makes `handle` (of a new inode at the path, locked) the current lock at once, then lets
+   * go of inodes no name reaches; never rejects.
+   */
   async #adopt(handle: FileHandle, stats: BigIntStats): Promise<void> {
     const previous = this.#current;
     this.#current = handle;

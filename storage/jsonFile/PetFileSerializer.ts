@@ -14,11 +14,21 @@ const petLine = ({ id, name, categoryId, status }: Pet): string =>
 /** One Idempotency-Key per line, after the animals. */
 const keyLine = (stored: StoredIdempotencyKey): string => JSON.stringify(keyToFile(stored));
 
+/** The bytes of a run of animals after the last full chunk, up to `end`. */
+interface TailPiece {
+  end: number;
+  bytes: Buffer;
+}
+
+/** How many tail pieces are kept apart before they are joined into one. */
+const MAX_TAIL_PIECES = 64;
+
 /**
  * Turns file content into the bytes to write. Every write rewrites the whole file, but
  * animals never change and the list only grows at its end, so the bytes of each full chunk
- * of 4096 animals are kept and reused: a create at a million animals serialises one chunk,
- * not a million animals.
+ * of 4096 animals are kept and reused, and so are the bytes of the animals after the last
+ * full chunk: a write serialises only the animals added since the one before (at most one
+ * chunk, when the tail becomes a full chunk), not the thousands before them.
  *
  * The cache trusts its owner (PetFile, the only writer of the list) to say when positions
  * it has cached change: `forgetFrom` when the list is cut back or replaced.
@@ -26,13 +36,17 @@ const keyLine = (stored: StoredIdempotencyKey): string => JSON.stringify(keyToFi
 export class PetFileSerializer {
   /** The bytes of full chunks 0, 1, 2, … of the list as it is. */
   readonly #chunks: Buffer[] = [];
+  /** Where the cached tail starts (a chunk boundary), or -1 when nothing is cached after the chunks. */
+  #tailStart = -1;
+  /** The cached bytes of animals from `#tailStart` on, in the order written. */
+  #tail: TailPiece[] = [];
 
   /** The file's bytes, as a list of buffers for one `writev`. */
   serialize({ format, nextId, pets, idempotencyKeys }: PetFileData): Buffer[] {
     const buffers: Buffer[] = [Buffer.from(`{"format":${format},"nextId":${nextId},"pets":[`)];
     const fullChunks = Math.floor(pets.length / CHUNK_SIZE);
     for (let index = 0; index < fullChunks; index++) buffers.push(this.#chunk(pets, index));
-    if (pets.length > fullChunks * CHUNK_SIZE) buffers.push(this.#encode(pets, fullChunks * CHUNK_SIZE, pets.length));
+    for (const { bytes } of this.#tailOf(pets, fullChunks * CHUNK_SIZE)) buffers.push(bytes);
     // The keys are few (one per keyed create in the last day) and some expire at each write: no cache.
     let tail = `${pets.length === 0 ? '' : '\n'}],"idempotencyKeys":[`;
     for (const [position, stored] of idempotencyKeys.entries()) tail += `${position === 0 ? '\n' : ',\n'}${keyLine(stored)}`;
@@ -43,6 +57,12 @@ export class PetFileSerializer {
   /** Forgets the bytes of animals from position `length` on, which are about to change. */
   forgetFrom(length: number): void {
     this.#chunks.length = Math.min(this.#chunks.length, Math.floor(length / CHUNK_SIZE));
+    if (length <= this.#tailStart) {
+      this.#tailStart = -1;
+      this.#tail = [];
+    }
+    // A piece reaching past `length` is dropped whole; the next write encodes its animals again.
+    while ((this.#tail.at(-1)?.end ?? 0) > length) this.#tail.pop();
   }
 
   /**
@@ -67,6 +87,24 @@ export class PetFileSerializer {
       this.#chunks[index] = bytes;
     }
     return bytes;
+  }
+
+  /** The pieces of the animals from `start` (a chunk boundary) to the end of `pets`, the new ones encoded now. */
+  #tailOf(pets: readonly Pet[], start: number): readonly TailPiece[] {
+    if (this.#tailStart !== start) {
+      this.#tailStart = start;
+      this.#tail = [];
+    }
+    const cached = this.#tail.at(-1)?.end ?? start;
+    if (cached < pets.length) {
+      this.#tail.push({ end: pets.length, bytes: this.#encode(pets, cached, pets.length) });
+      // Keep the list short: join the pieces now and then (the last stays apart, to be cut back alone).
+      if (this.#tail.length > MAX_TAIL_PIECES) {
+        const joined = this.#tail.slice(0, -1);
+        this.#tail = [{ end: joined.at(-1)!.end, bytes: Buffer.concat(joined.map(({ bytes }) => bytes)) }, this.#tail.at(-1)!];
+      }
+    }
+    return this.#tail;
   }
 
   /** The lines of animals `start` to `end`, each after the separator it needs. */

@@ -1,6 +1,6 @@
 /**
- * @module The bench's two references, one program: the same work (`referenceWork.ts`)
- * served through bare `node:http` (writeHead and end, what `node:http` can do without a
+ * @module The bench's two references, one program: the same work (`referenceWork.ts`),
+ * answered with the same bytes as our service, served through bare `node:http` (writeHead and end, what `node:http` can do without a
  * framework, schemas or a Request/Response layer) or, with `--library-floor`, through
  * `@whatwg-node/server`'s `createServerAdapter` answering with `@whatwg-node/fetch`'s
  * Response, as our standalone server does: the least any server on that library can cost.
@@ -35,21 +35,25 @@ const readNodeBody = (req: IncomingMessage): Promise<Uint8Array | undefined> =>
     req.on('error', reject);
   });
 
-/** Bare node:http: the answer is one writeHead and one end. */
+/** Bare node:http: the answer is one writeHead (Content-Length added, as the library adds it) and one end. */
 const bareListener = (work: ReferenceWork): RequestListener => {
   const send = (res: ServerResponse, answer: ReferenceAnswer) => {
+    if (answer.body !== undefined) answer.headers['content-length'] = String(Buffer.byteLength(answer.body));
     res.writeHead(answer.status, answer.headers);
     res.end(answer.body);
   };
   return (req, res) => {
     const url = req.url ?? '/';
     const question = url.indexOf('?');
+    const { headers } = req;
     const answer = work.answer({
       method: req.method ?? 'GET',
       path: question === -1 ? url : url.slice(0, question),
       query: question === -1 ? '' : url.slice(question + 1),
-      authorization: req.headers.authorization,
-      contentType: req.headers['content-type'],
+      authorization: headers.authorization,
+      ifNoneMatch: headers['if-none-match'],
+      contentType: headers['content-type'],
+      contentEncoding: headers['content-encoding'],
       readBody: () => readNodeBody(req),
     });
     if (answer instanceof Promise) {
@@ -88,11 +92,12 @@ const readFetchBody = async (request: Request): Promise<Uint8Array | undefined> 
 
 /**
  * The library floor: `@whatwg-node/server` over the same node:http server, the answer a
- * `@whatwg-node/fetch` Response with a text body and a plain header record, which the
- * library writes with one writeHead and one write (as our server answers).
+ * `@whatwg-node/fetch` Response with a text body and a plain header record, to which the
+ * library adds Content-Length and which it writes with one writeHead and one write (as our
+ * server answers).
  */
 const libraryListener = (work: ReferenceWork): RequestListener => {
-  const respond = (answer: ReferenceAnswer) => new Response(answer.body, { status: answer.status, headers: answer.headers });
+  const respond = (answer: ReferenceAnswer) => new Response(answer.body ?? null, { status: answer.status, headers: answer.headers });
   const adapter = createServerAdapter((request: Request) => {
     // The URL is absolute: skip `http://host`, without the cost of parsing it.
     const url = request.url;
@@ -103,7 +108,9 @@ const libraryListener = (work: ReferenceWork): RequestListener => {
       path: question === -1 ? url.slice(pathStart) : url.slice(pathStart, question),
       query: question === -1 ? '' : url.slice(question + 1),
       authorization: request.headers.get('authorization'),
+      ifNoneMatch: request.headers.get('if-none-match'),
       contentType: request.headers.get('content-type'),
+      contentEncoding: request.headers.get('content-encoding'),
       readBody: () => readFetchBody(request),
     });
     return answer instanceof Promise ? answer.then(respond, () => respond(work.failed())) : respond(answer);

@@ -38,7 +38,7 @@ const placeOf = (url: string): string => {
   if (url === '') return '(native)';
   const path = url.replace(/^file:\/\//, '');
   // The tsc build `--profile` runs from: name its files as in the repository.
-  const built = /animal-store-bench-[^/]+\/build\/(.*)$/.exec(path);
+  const built = /(?:animal-store-bench-[^/]+\/build|perf\/build-[^/]+)\/(.*)$/.exec(path);
   if (built) return built[1]!;
   const dependency = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
   if (dependency) return `pkg:${dependency[1]}`;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Pet } from '../../core/index.js';
+import { createMemoryStorage } from '../../storage/createMemoryStorage.js';
 import { errorOf, makeService } from './helpers.js';
 
 const statuses = ['available', 'pending', 'sold'] as const;
@@ -147,5 +148,22 @@ describe('GET /v1/pets', () => {
     const next = nextOf(await a.call('/v1/pets?limit=2'))!;
     const b = makeService({ storage: a.storage });
     expect(((await (await b.call(next)).json()) as Pet[]).map((pet) => pet.id)).toEqual([3, 4]);
+  });
+
+  it('shows a change that a storage makes to the animals it hands over, the same page asked again', async () => {
+    // A storage of its own that keeps mutable animals and changes one in place.
+    const pets: Pet[] = [
+      { id: 1, name: 'Rex', categoryId: 1, status: 'available' },
+      { id: 2, name: 'Luna', categoryId: 1, status: 'available' },
+    ];
+    const storage = createMemoryStorage();
+    storage.list = async ({ after, limit }) => pets.filter((pet) => pet.id > after).slice(0, limit);
+    const { call } = makeService({ storage });
+    const before = await call('/v1/pets?limit=1');
+    expect(await before.json()).toEqual([pets[0]]);
+    pets[0]!.name = 'Rex the Second';
+    const after = await call('/v1/pets?limit=1');
+    expect(await after.json()).toEqual([{ id: 1, name: 'Rex the Second', categoryId: 1, status: 'available' }]);
+    expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
   });
 });

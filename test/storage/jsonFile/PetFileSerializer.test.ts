@@ -42,4 +42,33 @@ describe('PetFileSerializer', () => {
     expect(reused).toBe(text(new PetFileSerializer(), data));
     expect(JSON.parse(reused).pets[8_191].name).toMatch(/^Replacement 8192/);
   });
+
+  it('Should write the same as a fresh serializer after writes that each add a few animals, and after a cut within them', () => {
+    const serializer = new PetFileSerializer();
+    const pets = animals(1, 4_000);
+    const data: PetFileData = { format: 2, nextId: 4_001, pets, idempotencyKeys: [] };
+    // Many small writes, across a chunk boundary and past the number of pieces kept apart.
+    for (let write = 0; write < 150; write++) {
+      pets.push(...animals(pets.length + 1, 1 + (write % 3)));
+      data.nextId = pets.length + 1;
+      expect(text(serializer, data)).toBe(text(new PetFileSerializer(), data));
+    }
+    // A failed write cuts back into the last pieces; the animals after the cut are others.
+    const kept = pets.length - 2;
+    pets.length = kept;
+    serializer.forgetFrom(kept);
+    pets.push(...animals(kept + 1, 3, 'After the cut'));
+    data.nextId = pets.length + 1;
+    const written = text(serializer, data);
+    expect(written).toBe(text(new PetFileSerializer(), data));
+    expect(JSON.parse(written).pets.at(-1).name).toMatch(/^After the cut/);
+    // A cut at the start of the tail, then one far into the cached chunks.
+    for (const cut of [4_096, 100]) {
+      pets.length = cut;
+      serializer.forgetFrom(cut);
+      pets.push(...animals(cut + 1, 5, `Cut at ${cut}`));
+      data.nextId = pets.length + 1;
+      expect(text(serializer, data)).toBe(text(new PetFileSerializer(), data));
+    }
+  });
 });

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createPetService } from '../../../core/createPetService.js';
 import type { PetStorage } from '../../../core/PetStorage.js';
 import type { Pet } from '../../../core/schemas/Pet.js';
 import { DataFileError, DataFileLockedError } from '../../../storage/jsonFile/DataFileError.js';
@@ -8,6 +9,7 @@ import { openJsonFileStorage, openJsonFileStorageOn } from '../../../storage/jso
 import { tempFolder } from '../../support/tempFolder.js';
 import { createControlledFileSystem, gate, until } from './controlledFileSystem.js';
 
+const KEY = 'test-key-number-1';
 const pet = (name: string) => ({ name, categoryId: 1, status: 'available' as const });
 const animal = (id: number, name: string): Pet => ({ id, name, categoryId: 2, status: 'sold' });
 const fileText = (nextId: number, pets: Pet[]) => `${JSON.stringify({ format: 2, nextId, pets, idempotencyKeys: [] }, null, 2)}\n`;
@@ -56,6 +58,22 @@ describe('JSON-file storage and a file edited by hand while it runs', () => {
     await untilListed(storage, ['Renamed by hand']);
     expect(await storage.get(1)).toBeUndefined();
     expect((await storage.create(pet('Next'))).id).toBe(8);
+    await storage.close();
+  });
+
+  it("Should show a valid edit in the service's pages, with a new ETag, the same page asked again", async () => {
+    const { file, storage } = await openFresh();
+    const service = createPetService({ storage, keys: [KEY], logger: { warn: () => {} } });
+    const firstPage = () => service(new Request('http://localhost/v1/pets?limit=1', { headers: { authorization: `Bearer ${KEY}` } }));
+    const [first] = [await storage.create(pet('First')), await storage.create(pet('Second'))];
+    const before = await firstPage();
+    expect(await before.json()).toEqual([first]);
+    expect(await (await firstPage()).json()).toEqual([first]);
+    fs.writeFileSync(file, fileText(3, [{ ...first!, name: 'First, renamed by hand' }, animal(2, 'Second')]));
+    await untilListed(storage, ['First, renamed by hand', 'Second']);
+    const after = await firstPage();
+    expect(await after.json()).toEqual([{ ...first!, name: 'First, renamed by hand' }]);
+    expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
     await storage.close();
   });
 

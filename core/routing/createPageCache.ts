@@ -1,0 +1,54 @@
+/** @module The JSON text and ETag of list pages asked for again and again, kept while their animals are the same. */
+import type { EntityTagger } from '../http/entityTags.js';
+import type { Pet } from '../schemas/Pet.js';
+
+/** A page's body and its entity tag. */
+export interface PageAnswer {
+  text: string;
+  etag: string;
+}
+
+/** Gives the body and tag of a page of animals with its Link, from the cache when its animals are unchanged. */
+export type PageCache = (pets: readonly Pet[], link: string | undefined) => Promise<PageAnswer>;
+
+/** How many pages are kept: at most 100 animals and 7 kB of text each. */
+const PAGES_KEPT = 256;
+
+interface KeptPage extends PageAnswer {
+  pets: readonly Pet[];
+}
+
+/** An animal whose JSON can never change: a plain object, frozen (its values are numbers and strings). */
+const isFixed = (pet: Pet) => Object.isFrozen(pet) && Object.getPrototypeOf(pet) === Object.prototype;
+
+/** Whether two pages hold the very same animal objects, in the same order. */
+const samePets = (kept: readonly Pet[], pets: readonly Pet[]) => {
+  if (kept.length !== pets.length) return false;
+  for (let index = 0; index < pets.length; index++) if (kept[index] !== pets[index]) return false;
+  return true;
+};
+
+/**
+ * Creates a page cache. Most list requests ask for the same few pages (the first page of
+ * each filter above all) and get them unchanged, yet each answer serialised its animals and
+ * hashed the text again: most of what a list costs. A page is kept under its first id, its
+ * length and its Link, and given again only when the storage hands over the very same
+ * animal objects, all frozen plain objects (as the memory and JSON-file storages keep them):
+ * those cannot have changed, and a storage that reloads an edited file hands over new ones.
+ * Any other page is serialised and tagged as before, and not kept.
+ */
+export const createPageCache = (tagOf: EntityTagger): PageCache => {
+  const kept = new Map<string, KeptPage>();
+  return async (pets, link) => {
+    const key = `${pets[0]?.id ?? ''}:${pets.length}:${link ?? ''}`;
+    const found = kept.get(key);
+    if (found !== undefined && samePets(found.pets, pets)) return found;
+    const text = JSON.stringify(pets);
+    const etag = await tagOf(text, link);
+    if (pets.every(isFixed)) {
+      if (kept.size >= PAGES_KEPT && !kept.has(key)) kept.delete(kept.keys().next().value!);
+      kept.set(key, { pets: [...pets], text, etag });
+    }
+    return { text, etag };
+  };
+};

@@ -1,0 +1,112 @@
+/**
+ * @module Before and after over HTTP: our server built from several checkouts (a change and
+ * the commit before it, say), and optionally the references, started in turn as the bench
+ * starts them (pinned, loaded by wrk) round after round, so that a shared machine's slow
+ * spells fall on each alike. Prints medians of the server's CPU time per response (the
+ * steady figure when other programs share the core), req/s and p99.
+ *
+ *   npx tsx test/bench/compareSources.ts --source before=/tmp/before --source after=. \
+ *     [--floor] [--bare] --only list20,getById [--rounds 4] [--seconds 5] [--animals 10000]
+ *
+ * A checkout needs its dependencies (`node_modules` linked to this one's will do). The
+ * operations of a run share one server per round: `createMemory` runs on its own memory
+ * server, the others on a copy of the data file.
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { killLeftoverProcessesOnExit } from '../support/nodeProcess.js';
+import { writeBenchData } from './benchData.js';
+import { chooseLoadGenerator } from './loadGenerator.js';
+import { pinLoadGenerator } from './machine.js';
+import { type ContenderId, compileOurServer, startServer } from './servers.js';
+import { checkAnswer, type LoadFigures, type Operation, seedOverHttp } from './workloads.js';
+
+const { values } = parseArgs({
+  options: {
+    source: { type: 'string', multiple: true, default: [] },
+    floor: { type: 'boolean', default: false },
+    bare: { type: 'boolean', default: false },
+    only: { type: 'string', default: 'list20' },
+    rounds: { type: 'string', default: '4' },
+    seconds: { type: 'string', default: '5' },
+    animals: { type: 'string', default: '10000' },
+    connections: { type: 'string', default: '50' },
+  },
+});
+
+killLeftoverProcessesOnExit();
+const operations = values.only.split(',') as Operation[];
+const animals = Number(values.animals);
+const load = { connections: Number(values.connections), seconds: Number(values.seconds) };
+const temporary = await mkdtemp(join(tmpdir(), 'animal-store-compare-'));
+const pinning = pinLoadGenerator();
+const generator = chooseLoadGenerator('wrk', false);
+const data = await writeBenchData(join(temporary, 'data'), animals);
+
+/** Who runs: each checkout as `ours` from its own build, then the references asked for. */
+const runners: { name: string; contender: ContenderId; compiledDir?: string }[] = [];
+for (const [index, entry] of values.source.entries()) {
+  const [name, directory] = entry.includes('=') ? entry.split(/=(.*)/s) : [`source${index + 1}`, entry];
+  runners.push({
+    name: name!,
+    contender: 'ours',
+    compiledDir: await compileOurServer(join(temporary, `build-${index}`), resolve(directory!)),
+  });
+}
+if (values.floor) runners.push({ name: 'floor', contender: 'floor' });
+if (values.bare) runners.push({ name: 'bare', contender: 'baseline' });
+
+const figures = new Map<string, LoadFigures[]>();
+const median = (numbers: number[]) => {
+  const sorted = numbers.filter(Number.isFinite).sort((a, b) => a - b);
+  return sorted.length === 0
+    ? NaN
+    : sorted.length % 2
+      ? sorted[sorted.length >> 1]!
+      : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+};
+const groups = [
+  operations.filter((operation) => operation !== 'createMemory'),
+  operations.filter((operation) => operation === 'createMemory'),
+];
+let starts = 0;
+for (let round = 1; round <= Number(values.rounds); round++) {
+  for (const group of groups.filter((operationsOfGroup) => operationsOfGroup.length > 0)) {
+    const storage = group[0] === 'createMemory' ? 'memory' : 'file';
+    for (const runner of runners) {
+      const server = await startServer(runner.contender, {
+        data,
+        storage,
+        workDir: join(temporary, `start-${++starts}`),
+        pinning,
+        ...(runner.compiledDir === undefined ? {} : { compiledDir: runner.compiledDir }),
+      });
+      try {
+        if (runner.contender === 'ours' && storage === 'memory') await seedOverHttp(server.origin, animals, load.connections);
+        const target = { origin: server.origin, serverPid: server.pid, pinning };
+        for (const operation of group) {
+          await checkAnswer(server.origin, operation);
+          await generator.run(target, operation, animals, { ...load, seconds: 1 });
+          const result = await generator.run(target, operation, animals, load);
+          const key = `${operation} ${runner.name}`;
+          figures.set(key, [...(figures.get(key) ?? []), result]);
+          process.stderr.write(
+            `round ${round} ${key}: ${Math.round(result.requestsPerSecond)}/s, ${result.serverUsPerRequest?.toFixed(1)} µs CPU per response, ` +
+              `server ${result.serverCpu?.toFixed(0)}% (core ${result.serverCoreBusy?.toFixed(0)}%), p99 ${result.p99.toFixed(1)} ms\n`,
+          );
+        }
+      } finally {
+        await server.stop();
+      }
+    }
+  }
+}
+for (const [key, runs] of figures) {
+  const us = runs.map((run) => run.serverUsPerRequest ?? NaN);
+  process.stdout.write(
+    `${key.padEnd(26)} ${median(us).toFixed(1).padStart(6)} µs CPU per response [${us.map((value) => value.toFixed(1)).join(' ')}], ` +
+      `${Math.round(median(runs.map((run) => run.requestsPerSecond)))}/s, p99 ${median(runs.map((run) => run.p99)).toFixed(1)} ms\n`,
+  );
+}
