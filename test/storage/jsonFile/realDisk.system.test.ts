@@ -8,10 +8,10 @@ import { untilHealth } from './untilHealth.js';
 
 const pet = (name: string) => ({ name, categoryId: 1, status: 'available' as const });
 
-/** Writes a file of zeros until the disk is full. */
+/** Appends zeros to a file until the disk is full. */
 const fillDisk = (file: string) => {
   const block = Buffer.alloc(4096);
-  const fd = fs.openSync(file, 'w');
+  const fd = fs.openSync(file, 'a');
   try {
     for (;;) fs.writeSync(fd, block);
   } catch (error) {
@@ -19,6 +19,16 @@ const fillDisk = (file: string) => {
   } finally {
     fs.closeSync(fd);
   }
+};
+
+/**
+ * Fills the disk, and again once the file a write replaced is gone: a write answers before
+ * it closes the replaced file, whose blocks are freed only then.
+ */
+const fillDiskForGood = async (file: string) => {
+  fillDisk(file);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  fillDisk(file);
 };
 
 describe('JSON-file storage on a real disk that fails', () => {
@@ -29,7 +39,7 @@ describe('JSON-file storage on a real disk that fails', () => {
     const storage = await openJsonFileStorage({ file });
     const kept = await storage.create(pet('Kept'));
     const filler = path.join(disk, 'filler');
-    fillDisk(filler);
+    await fillDiskForGood(filler);
 
     const error = (await storage.create(pet('No room')).catch((thrown: unknown) => thrown)) as Error;
     expect(error).toMatchObject({ code: 'storage_unavailable', status: 503 });
@@ -56,7 +66,7 @@ describe('JSON-file storage on a real disk that fails', () => {
     expect(fs.statSync(file).size).toBeGreaterThan(100_000);
     // Leave less room than the file takes: the next write would not fit beside it.
     const filler = path.join(disk, 'filler');
-    fillDisk(filler);
+    await fillDiskForGood(filler);
     fs.truncateSync(filler, fs.statSync(filler).size - 64 * 1024);
     const health = await untilHealth(storage, (answer) => !answer.ok);
     expect(health).toMatchObject({
