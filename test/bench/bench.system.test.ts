@@ -2,8 +2,10 @@
  * @module Proves `npm run bench` works end to end: a quick run on small catalogues must
  * print the table, write results.json with a figure for every workload and contender, and
  * draw the chart; it loads with wrk (which .ci/run installs) and says whether the server or
- * the generator set the pace; without wrk a quick run falls back to autocannon and a full
- * run refuses. It never judges the figures themselves: CI machines vary too much.
+ * the generator set the pace; it measures our PostgreSQL storage on a throwaway cluster it
+ * starts (Debian's postgresql, which .ci/run installs); without wrk a quick run falls back to
+ * autocannon and a full run refuses. It never judges the figures themselves: CI machines
+ * vary too much.
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -12,7 +14,7 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tempFolder } from '../support/tempFolder.js';
 import type { BenchResults } from './results.js';
-import { CONTENDERS, REPO_ROOT } from './servers.js';
+import { CONTENDERS, REPO_ROOT, STORAGES_OF } from './servers.js';
 import { OPERATION_LABELS } from './workloads.js';
 
 const run = promisify(execFile);
@@ -60,20 +62,32 @@ describe('npm run bench -- --quick', () => {
       'list20@small',
       'list20@medium',
       'list20@large',
+      'list20@medium@postgres',
+      'list20@large@postgres',
       'list100sold@small',
       'list100sold@medium',
       'list100sold@large',
+      'list100sold@medium@postgres',
+      'list100sold@large@postgres',
       'getById@medium',
+      'getById@medium@postgres',
       'createMemory@medium',
       'createDurable@medium',
       'createDurable@large',
+      'createDurable@medium@postgres',
+      'createDurable@large@postgres',
     ]);
     for (const workload of results.workloads) {
-      for (const contender of CONTENDERS) {
+      for (const contender of CONTENDERS.filter((id) => STORAGES_OF[id].includes(workload.storage))) {
         const median = workload.contenders[contender]?.median;
         expect(median?.requestsPerSecond, `${workload.id} on ${contender}`).toBeGreaterThan(0);
         expect(median?.p50, `${workload.id} on ${contender}`).toBeGreaterThanOrEqual(0);
         expect(median?.p99, `${workload.id} on ${contender}`).toBeGreaterThan(0);
+      }
+      // PostgreSQL's rows are ours alone: no reference has a database, so they have no ratios.
+      if (workload.storage === 'postgres') {
+        expect(Object.keys(workload.contenders)).toEqual(['ours']);
+        continue;
       }
       expect(workload.ratioToBaseline.ours).toBeGreaterThan(0);
       expect(workload.ratioToBaseline.jsonServer).toBeGreaterThan(0);
@@ -89,7 +103,16 @@ describe('npm run bench -- --quick', () => {
         expect(startup.contenders[contender]?.startupMs).toBeGreaterThan(0);
         expect(startup.contenders[contender]?.rssMiB).toBeGreaterThan(0);
       }
+      expect(startup.oursOnPostgres?.startupMs, `${startup.animals} animals in PostgreSQL`).toBeGreaterThan(0);
+      expect(startup.oursOnPostgres?.rssMiB, `${startup.animals} animals in PostgreSQL`).toBeGreaterThan(0);
     }
+  });
+
+  it('Should run PostgreSQL at its default durability, and say so', () => {
+    expect(results.postgres).toMatch(/^PostgreSQL \d+.*fsync=on, synchronous_commit=on$/);
+    expect(stdout).toContain('**PostgreSQL:** PostgreSQL');
+    expect(stdout).toMatch(/^\| \d+k animals in PostgreSQL \| \d[\d,]* ms/m);
+    expect(stdout).toContain('| durable POST on PostgreSQL at 5k within 1.3× of 2k |');
   });
 
   it('Should describe the machine and whether the cores were pinned', () => {
@@ -113,8 +136,9 @@ describe('npm run bench -- --quick', () => {
     expect(svg).toContain('animal-store');
     expect(svg).toContain('json-server 0.17');
     expect(svg).toContain('@whatwg-node/server floor');
-    // Two bars per workload (legend swatches are 14 high, bars 15).
-    expect(svg.match(/<rect x="[\d.]+" y="[\d.]+" width="[\d.]+" height="15"/g)).toHaveLength(2 * results.workloads.length);
+    // Two bars per workload with references (legend swatches are 14 high, bars 15); PostgreSQL's rows have none.
+    const withReferences = results.workloads.filter((workload) => workload.storage !== 'postgres');
+    expect(svg.match(/<rect x="[\d.]+" y="[\d.]+" width="[\d.]+" height="15"/g)).toHaveLength(2 * withReferences.length);
   });
 });
 
@@ -139,7 +163,10 @@ describe('npm run bench without wrk', () => {
     const out = tempFolder();
     const { stdout } = await run(
       process.execPath,
-      ['--import', 'tsx', 'test/bench/run.ts', '--quick', '--only', 'getById', '--contenders', 'ours,floor', '--no-startup', '--out', out],
+      [
+        ...['--import', 'tsx', 'test/bench/run.ts', '--quick', '--only', 'getById', '--contenders', 'ours,floor'],
+        ...['--no-startup', '--no-postgres', '--out', out],
+      ],
       { cwd: REPO_ROOT, env: withoutWrk(), timeout: 60_000 },
     );
     const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8')) as BenchResults;

@@ -1,5 +1,6 @@
 /** @module What the start-up and throughput measurements share: where servers run, on which data, and how to report. */
 import type { BenchDataFiles } from './benchData.js';
+import type { BenchDatabase } from './benchDatabase.js';
 import type { Pinning } from './machine.js';
 import type { ContenderId } from './servers.js';
 
@@ -16,8 +17,8 @@ export interface BenchContext {
   compiledDir?: string;
   /** Profile our server into this directory. */
   profileDir?: string;
-  /** The PostgreSQL URL for our `postgres` storage, when the run has one. */
-  databaseUrl?: string;
+  /** The database of our `postgres` storage, unless the run was told to go without (`--no-postgres`). */
+  database?: BenchDatabase;
   /** A progress line on stderr. */
   log(line: string): void;
   /** Records that something failed: the bench then exits non-zero. */

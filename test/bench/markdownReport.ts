@@ -3,7 +3,7 @@
  * table with our ratios to bare node:http and to the library floor, the CPU each side used,
  * start-up, and the targets.
  */
-import type { BenchResults, WorkloadResult } from './results.js';
+import type { BenchResults, StartupFigures, WorkloadResult } from './results.js';
 import { coreShared, formatCount, GENERATOR_BUSY_PERCENT, generatorBound, median, SHARED_CORE_POINTS } from './results.js';
 import { CONTENDER_LABELS, CONTENDERS } from './servers.js';
 import type { LoadFigures } from './workloads.js';
@@ -77,11 +77,24 @@ export const describeBottleneck = (results: BenchResults): string => {
 
 const operationOf = (workload: WorkloadResult) => workload.label.split(' · ')[0];
 
+/** A start-up cell: milliseconds with the server's share of a core meanwhile, and resident memory. */
+const startupCell = (figures: StartupFigures | undefined) => {
+  if (!figures) return 'failed';
+  const cpu = figures.serverCpu === undefined ? '' : ` (CPU ${percent(figures.serverCpu)}${coreShared(figures) ? ' ⚠ core shared' : ''})`;
+  return `${milliseconds(figures.startupMs)} ms${cpu} / ${Math.round(figures.rssMiB)} MiB`;
+};
+
 /** The whole report as Markdown. */
 export const markdownReport = (results: BenchResults): string => {
   const lines: string[] = [];
   lines.push(`**Machine and run:** ${describeRun(results)}.`, '');
   lines.push(`**Load generator:** ${results.generator.note}.`, '');
+  if (results.postgres) {
+    lines.push(
+      `**PostgreSQL:** ${results.postgres}; its server processes are not pinned (they share the cores with the rest). Its rows are ours alone: the references have no database.`,
+      '',
+    );
+  }
   lines.push(`**Is the generator the bottleneck?** CPU sampled from /proc during every run: ${describeBottleneck(results)}`, '');
   lines.push(
     `| Workload | Animals | ${CONTENDERS.map((id) => `${CONTENDER_LABELS[id]} req/s (p50 / p99)`).join(' | ')} | animal-store ÷ node:http | animal-store ÷ floor | floor ÷ node:http | json-server ÷ node:http |`,
@@ -123,14 +136,13 @@ export const markdownReport = (results: BenchResults): string => {
     );
     lines.push(`|---|${CONTENDERS.map(() => '--:').join('|')}|`);
     for (const startup of results.startup) {
-      const cells = CONTENDERS.map((id) => {
-        const figures = startup.contenders[id];
-        if (!figures) return 'failed';
-        const cpu =
-          figures.serverCpu === undefined ? '' : ` (CPU ${percent(figures.serverCpu)}${coreShared(figures) ? ' ⚠ core shared' : ''})`;
-        return `${milliseconds(figures.startupMs)} ms${cpu} / ${Math.round(figures.rssMiB)} MiB`;
-      });
+      const cells = CONTENDERS.map((id) => startupCell(startup.contenders[id]));
       lines.push(`| ${formatCount(startup.animals)} animals in the file | ${cells.join(' | ')} |`);
+    }
+    for (const startup of results.startup) {
+      if (!startup.oursOnPostgres) continue;
+      const cells = CONTENDERS.map((id) => (id === 'ours' ? startupCell(startup.oursOnPostgres) : '–'));
+      lines.push(`| ${formatCount(startup.animals)} animals in PostgreSQL | ${cells.join(' | ')} |`);
     }
   }
   if (results.targets.length > 0) {

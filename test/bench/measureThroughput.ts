@@ -17,13 +17,14 @@ export interface Group {
   operations: Operation[];
 }
 
-/** The groups of every run; `postgres` ones only when the bench is given a database. */
+/** The groups of every run; `postgres` ones only when the run has a database. */
 export const GROUPS: Group[] = [
   { scale: 'medium', storage: 'file', operations: ['list20', 'list100sold', 'getById', 'createDurable'] },
   { scale: 'medium', storage: 'memory', operations: ['createMemory'] },
   { scale: 'small', storage: 'file', operations: ['list20', 'list100sold'] },
   { scale: 'large', storage: 'file', operations: ['list20', 'list100sold', 'createDurable'] },
   { scale: 'medium', storage: 'postgres', operations: ['list20', 'list100sold', 'getById', 'createDurable'] },
+  { scale: 'large', storage: 'postgres', operations: ['list20', 'list100sold', 'createDurable'] },
 ];
 
 /** A workload's id: the storage is named only for PostgreSQL, so file and memory ids read as they always have. */
@@ -105,17 +106,19 @@ export const measureThroughput = async (context: BenchContext, plan: ThroughputP
         const name = `round ${round}/${plan.rounds} ${CONTENDER_LABELS[contender]} @ ${formatCount(animals)} ${group.storage}`;
         let server: RunningServer | undefined;
         try {
+          // Every start on PostgreSQL finds exactly the group's animals, as a copy of the file would hold.
+          if (group.storage === 'postgres') await context.database!.seed(animals);
           server = await startServer(contender, {
             data,
             storage: group.storage,
-            databaseUrl: context.databaseUrl,
+            databaseUrl: context.database?.url,
             workDir: context.workDir(),
             pinning: context.pinning,
             compiledDir: context.compiledDir,
             ...(context.profileDir && contender === 'ours' ? { profileDir: context.profileDir } : {}),
           });
-          // Our memory and PostgreSQL servers start empty; the others load the same animals from the file.
-          if (contender === 'ours' && group.storage !== 'file') await seedOverHttp(server.origin, animals, plan.load.connections);
+          // Our memory server starts empty; the others load the same animals from the file.
+          if (contender === 'ours' && group.storage === 'memory') await seedOverHttp(server.origin, animals, plan.load.connections);
           const target = { origin: server.origin, serverPid: server.pid, pinning: context.pinning };
           for (const operation of group.operations) {
             const id = workloadId(operation, group.scale, group.storage);

@@ -50,7 +50,10 @@ export interface StartupFigures {
 /** Start-up of every contender on one catalogue size. */
 export interface StartupResult {
   animals: number;
+  /** Each contender on the durable JSON file. */
   contenders: Partial<Record<ContenderId, StartupFigures>>;
+  /** Our server on PostgreSQL holding the same animals, when the run had a database. */
+  oursOnPostgres?: StartupFigures;
   failures: string[];
 }
 
@@ -83,6 +86,8 @@ export interface BenchResults {
   /** Whether the targets are judged, and why not when they are not. */
   judgement: { judged: boolean; why: string };
   settings: { connections: number; seconds: number; warmupSeconds: number; rounds: number; ourServer: string };
+  /** The PostgreSQL server our `postgres` rows ran on (its version and durability settings), when the run had one. */
+  postgres?: string;
   workloads: WorkloadResult[];
   startup: StartupResult[];
   targets: TargetResult[];
@@ -216,6 +221,38 @@ export const judgeTargets = (results: BenchResults): TargetResult[] => {
       measured: `${fixed(largeRps, 0)} vs ${fixed(smallRps, 0)} req/s: ${formatCount(small.animals)} ÷ ${formatCount(large.animals)} = ${times(slowdown)}`,
       holds: verdict(slowdown === undefined ? undefined : slowdown <= 1.2),
       ...(coreShared(small.contenders.ours?.median) || coreShared(large.contenders.ours?.median) ? { caveat: 'core shared' } : {}),
+    });
+  }
+  // Issue 8's goals for PostgreSQL: creates cost the same at a million (the file's cliff
+  // gone), at a rate and tail a small shop's burst needs.
+  const postgresCreates = workloadOf(results, 'createDurable@medium@postgres');
+  const postgresCreatesLarge = workloadOf(results, 'createDurable@large@postgres');
+  if (postgresCreates && postgresCreatesLarge) {
+    const smaller = rpsOf(results, postgresCreates.id, 'ours');
+    const larger = rpsOf(results, postgresCreatesLarge.id, 'ours');
+    const slowdown = smaller !== undefined && larger ? smaller / larger : undefined;
+    targets.push({
+      target: `durable POST on PostgreSQL at ${formatCount(postgresCreatesLarge.animals)} within 1.3× of ${formatCount(postgresCreates.animals)}`,
+      measured: `${fixed(larger, 0)} vs ${fixed(smaller, 0)} req/s: ${formatCount(postgresCreates.animals)} ÷ ${formatCount(postgresCreatesLarge.animals)} = ${times(slowdown)}`,
+      holds: verdict(slowdown === undefined ? undefined : slowdown <= 1.3),
+    });
+  }
+  if (postgresCreatesLarge) {
+    const ours = postgresCreatesLarge.contenders.ours?.median;
+    targets.push({
+      target: `durable POST on PostgreSQL at ${formatCount(postgresCreatesLarge.animals)}, ${results.settings.connections} connections: ≥ 2,000/s, p99 < 50 ms`,
+      measured: `${fixed(ours?.requestsPerSecond, 0)}/s, p99 ${fixed(ours?.p99, 1)} ms`,
+      holds: verdict(judge(atLeast(ours?.requestsPerSecond, 2000), below(ours?.p99, 50))),
+    });
+  }
+  const onPostgres = results.startup.filter((startup) => startup.oursOnPostgres);
+  if (onPostgres.length >= 2) {
+    const [least, most] = [onPostgres[0]!, onPostgres.at(-1)!];
+    const growth = most.oursOnPostgres!.rssMiB / least.oursOnPostgres!.rssMiB;
+    targets.push({
+      target: `an instance on PostgreSQL over ${formatCount(most.animals)} animals does not load them: resident memory within 1.2× of ${formatCount(least.animals)}`,
+      measured: `${fixed(most.oursOnPostgres!.rssMiB, 0)} MiB vs ${fixed(least.oursOnPostgres!.rssMiB, 0)} MiB (${times(growth)}), started in ${fixed(most.oursOnPostgres!.startupMs, 0)} ms`,
+      holds: verdict(Number.isFinite(growth) ? growth <= 1.2 : undefined),
     });
   }
   const largest = results.startup.at(-1);

@@ -15,7 +15,10 @@
  *   npm run bench -- --generator autocannon
  *                                      measure with autocannon in this process (figures not judged)
  *   npm run bench -- --database postgres://…
- *                                      also run our server on PostgreSQL (`serve --database URL`)
+ *                                      measure our PostgreSQL storage on that database (schema
+ *                                      animal_store_bench, replaced at each start) instead of on a
+ *                                      throwaway cluster the bench starts (Debian's postgresql package)
+ *   npm run bench -- --no-postgres     leave PostgreSQL out
  *   npm run bench -- --only list20@medium,createDurable --contenders ours --profile DIR
  *                                      profile our server (node --cpu-prof) on some workloads;
  *                                      read the profiles with test/bench/topFunctions.ts
@@ -35,6 +38,7 @@ import { parseArgs } from 'node:util';
 import { killLeftoverProcessesOnExit } from '../support/nodeProcess.js';
 import type { BenchContext } from './benchContext.js';
 import { type BenchDataFiles, writeBenchData } from './benchData.js';
+import { type BenchDatabase, openBenchDatabase } from './benchDatabase.js';
 import { chooseLoadGenerator, GENERATORS, type GeneratorName, type LoadGenerator } from './loadGenerator.js';
 import { describeMachine, pinLoadGenerator } from './machine.js';
 import { markdownReport } from './markdownReport.js';
@@ -55,6 +59,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '50' },
     generator: { type: 'string' },
     database: { type: 'string' },
+    'no-postgres': { type: 'boolean', default: false },
     only: { type: 'string' },
     contenders: { type: 'string' },
     profile: { type: 'string' },
@@ -168,6 +173,17 @@ const main = async () => {
   const ourSource = args['our-source'] === undefined ? undefined : resolve(args['our-source']);
   const compiledDir = args.compiled || profileDir || ourSource ? await compileOurServer(join(temporary, 'build'), ourSource) : undefined;
   if (compiledDir) log(`our server runs from a tsc build in ${compiledDir}`);
+  let database: BenchDatabase | undefined;
+  if (!args['no-postgres'] && contenders.includes('ours')) {
+    try {
+      database = await openBenchDatabase(args.database);
+    } catch (error) {
+      log(`PostgreSQL: ${(error as Error).message} (or run with --no-postgres)`);
+      process.exitCode = 2;
+      return;
+    }
+    log(database.description);
+  }
   let starts = 0;
   const dataFiles = new Map<number, Promise<BenchDataFiles>>();
   let failed = false;
@@ -186,7 +202,7 @@ const main = async () => {
     workDir: () => join(temporary, `start-${++starts}`),
     compiledDir,
     profileDir,
-    databaseUrl: args.database,
+    ...(database ? { database } : {}),
     log,
     failed: () => {
       failed = true;
@@ -195,8 +211,7 @@ const main = async () => {
 
   const startup = await measureStartup(context, STARTUP_SIZES, STARTUP_REPEATS);
   const workloads = await measureThroughput(context, {
-    // PostgreSQL only when given a database: the other stores need nothing outside the bench.
-    groups: GROUPS.filter((group) => group.storage !== 'postgres' || args.database !== undefined),
+    groups: GROUPS.filter((group) => group.storage !== 'postgres' || database !== undefined),
     sizes: SIZES,
     selected,
     rounds: settings.rounds,
@@ -228,10 +243,12 @@ const main = async () => {
           ? 'node adapters/cli.js (tsc build)'
           : 'node --import tsx adapters/cli.ts',
     },
+    ...(database ? { postgres: database.description } : {}),
     workloads,
     startup,
     targets: [],
   };
+  await database?.close();
   results.targets = judgeTargets(results);
   await writeOutputs(results);
   if (failed) {

@@ -11,6 +11,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { type NodeProcess, REPO_ROOT, spawnProcess, waitForOutput } from '../support/nodeProcess.js';
 import type { BenchDataFiles } from './benchData.js';
+import { BENCH_SCHEMA } from './benchDatabase.js';
 import { type CpuFigures, startCpuSampling } from './cpuSampling.js';
 import { onServerCore, type Pinning } from './machine.js';
 import { BENCH_KEY } from './workloads.js';
@@ -33,7 +34,7 @@ export const CONTENDER_LABELS: Record<ContenderId, string> = {
 /**
  * Where a contender keeps the animals. `file`: a durable JSON file (a fresh copy of the
  * bench's data); `memory`: nothing written; `postgres`: our `--database URL` storage, ours
- * only (the references and json-server have none), run when the bench is given `--database`.
+ * only (the references and json-server have none), on the bench's database and schema.
  */
 export type StorageKind = 'file' | 'memory' | 'postgres';
 
@@ -154,9 +155,8 @@ const commandFor = async (contender: ContenderId, request: StartRequest): Promis
       storage === 'memory'
         ? ['--memory']
         : storage === 'postgres'
-          ? // The PostgreSQL storage's step adds `--database URL` to the CLI; the bench expects
-            // the database empty at each start and seeds it over HTTP, as `--memory`.
-            ['--database', request.databaseUrl ?? '']
+          ? // The bench seeds the schema before each start (benchDatabase.ts).
+            ['--database', request.databaseUrl ?? '', '--schema', BENCH_SCHEMA]
           : ['--data', await copy(data.petFile)];
     const profile = request.profileDir ? ['--cpu-prof', '--cpu-prof-dir', request.profileDir] : [];
     const entry = request.compiledDir
@@ -214,8 +214,8 @@ export const compileOurServer = async (directory: string, sourceRoot: string = R
 
 /**
  * Starts a contender and resolves once it answers. Our server and the references say so on
- * stdout; json-server is polled. Note that our server with `--memory` (or `--database`)
- * starts empty: the caller seeds it over HTTP.
+ * stdout; json-server is polled. Note that our server with `--memory` starts empty (the
+ * caller seeds it over HTTP), and with `--database` serves what the caller seeded.
  */
 export const startServer = async (contender: ContenderId, request: StartRequest): Promise<RunningServer> => {
   await mkdir(request.workDir, { recursive: true });

@@ -2,7 +2,7 @@
  * @module A small SVG writer for the README chart: animal-store's throughput relative to
  * bare `node:http` and to the `@whatwg-node/server` floor, two bars per workload, with the
  * floor's own place against bare, the target where issue 10 sets one, and json-server's
- * ratio as a figure.
+ * ratio as a figure. PostgreSQL's rows, which no reference has, are left to the table.
  */
 import type { BenchResults, WorkloadResult } from './results.js';
 import { formatCount } from './results.js';
@@ -55,7 +55,8 @@ const axisOf = (largest: number) => {
 
 /** Renders the chart; rows without a reference's figure are drawn without that bar. */
 export const svgChart = (results: BenchResults, subtitle: string): string => {
-  const rows = results.workloads;
+  // Ratios need references; PostgreSQL's rows have none (ours alone) and stay in the table.
+  const rows = results.workloads.filter((row) => row.storage !== 'postgres');
   const values = rows.flatMap((row) => [row.ratioToBaseline.ours, row.ratioToFloor.ours, row.ratioToBaseline.floor]).filter(finite);
   const { end, step } = axisOf(Math.max(1, ...values));
   const x = (value: number) => PLOT_LEFT + (Math.min(value, end) / end) * (PLOT_RIGHT - PLOT_LEFT);
@@ -156,7 +157,7 @@ export const svgChart = (results: BenchResults, subtitle: string): string => {
     }
     // Issue 10's target, across the floor bar, on the rows it is set for.
     const target = FLOOR_TARGET[row.operation];
-    if (target !== undefined && row.scale === 'medium' && row.storage !== 'postgres') {
+    if (target !== undefined && row.scale === 'medium') {
       const tx = x(target).toFixed(1);
       const y = top + 4 + BAR + BAR_GAP;
       parts.push(`<line x1="${tx}" y1="${y - 2}" x2="${tx}" y2="${y + BAR + 2}" stroke="${COLORS.target}" stroke-width="2.5"/>`);

@@ -153,6 +153,12 @@ export const startPostgresCluster = async (): Promise<PostgresCluster> => {
       { stdio: ['ignore', output, output], ...(user ?? {}), cwd: folder },
     );
     fs.closeSync(output);
+    // A program that exits without destroying its cluster (stopped by a signal, say) still
+    // shuts the server down: SIGINT asks for a fast shutdown, which needs nothing of us.
+    const running = child;
+    const shutDown = () => running.kill('SIGINT');
+    process.once('exit', shutDown);
+    running.once('exit', () => process.removeListener('exit', shutDown));
     await waitUntilReady(url, child, log);
   };
   const stop = async () => {
