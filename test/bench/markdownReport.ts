@@ -108,7 +108,9 @@ export const markdownReport = (results: BenchResults): string => {
       workload.ratioToBaseline.floor,
       workload.ratioToBaseline.jsonServer,
     ];
-    lines.push(`| ${operationOf(workload)} | ${formatCount(workload.animals)} | ${cells.join(' | ')} | ${ratios.map(ratio).join(' | ')} |`);
+    // PostgreSQL's rows have no reference to divide by: a dash, as for a contender without the storage.
+    const ratioCells = workload.storage === 'postgres' ? ratios.map(() => '–') : ratios.map(ratio);
+    lines.push(`| ${operationOf(workload)} | ${formatCount(workload.animals)} | ${cells.join(' | ')} | ${ratioCells.join(' | ')} |`);
   }
   lines.push(
     '',
