@@ -187,7 +187,7 @@ export const createPetService = (options: PetServiceOptions): PetService => {
   });
 
   const service = (async (request: Request, context?: RequestContext) => {
-    const started = clock();
+    const started = logger.access ? clock() : 0;
     const mountPath = context?.mountPath?.replace(/\/+$/, '') ?? '';
     const base = `${mountPath}${basePath}`;
     // HEAD is GET without the body: the same route and answer, made without one.
@@ -209,7 +209,8 @@ export const createPetService = (options: PetServiceOptions): PetService => {
       if (preflight) response = preflight;
       else {
         // Authentication comes first, so a caller without a key learns nothing about paths.
-        const caller = match?.route.public ? undefined : await checkBearer(request.headers.get('authorization'));
+        const checked = match?.route.public ? undefined : checkBearer(request.headers.get('authorization'));
+        const caller = checked instanceof Promise ? await checked : checked;
         if (caller && rateLimiter) {
           const decision = rateLimiter.take(caller.keyIndex, now());
           headers = withHeaders(headers, decision.headers);

@@ -10,8 +10,12 @@ export interface Caller {
   keyFingerprint: string;
 }
 
-/** Checks an Authorization header; resolves with the caller or throws a 401. */
-export type BearerCheck = (authorization: string | null) => Promise<Caller>;
+/**
+ * Checks an Authorization header: the caller, or a 401 thrown. With a hash that answers at
+ * once (Node's), so does the check; with one that answers later (Web Crypto), it answers a
+ * promise of the caller, or rejects with the 401.
+ */
+export type BearerCheck = (authorization: string | null) => Caller | Promise<Caller>;
 
 const REALM = 'Bearer realm="animal-store"';
 
@@ -25,6 +29,22 @@ const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 /** The shortest API key accepted unless a service is told otherwise: 16 characters. */
 export const MINIMUM_KEY_LENGTH = 16;
+
+/** A configured key as the check keeps it: its digest, and its fingerprint for logs. */
+interface KnownKey {
+  digest: Uint8Array;
+  fingerprint: string;
+}
+
+/** The caller whose key has the digest `presented`, compared with every key in constant time; else a 401. */
+const callerOf = (presented: Uint8Array, keys: readonly KnownKey[]): Caller => {
+  let caller: Caller | undefined;
+  for (const [keyIndex, { digest, fingerprint }] of keys.entries()) {
+    if (equalInConstantTime(presented, digest) && caller === undefined) caller = { keyIndex, keyFingerprint: fingerprint };
+  }
+  if (caller === undefined) throw unauthorized('The API key is not valid.', true);
+  return caller;
+};
 
 /**
  * Makes a bearer check for a set of keys. Keys are hashed once, here, and dropped; a
@@ -46,14 +66,15 @@ export const createBearerCheck = (keys: readonly string[], sha256: Sha256, minim
     );
   }
   // Each key's digest and, for logs, its fingerprint: computed once here, not per request.
-  const known = Promise.all(
-    keys.map(async (key) => {
+  let known: readonly KnownKey[] | undefined;
+  const knowing = Promise.all(
+    keys.map(async (key): Promise<KnownKey> => {
       const digest = await sha256Text(sha256, key);
       return { digest, fingerprint: toHex(digest.subarray(0, 6)) };
     }),
-  );
+  ).then((digests) => (known = digests));
 
-  return async (authorization) => {
+  return (authorization) => {
     // A Web Request joins repeated headers with ", "; a bearer token never holds a comma.
     if (authorization?.includes(',')) {
       throw new AnimalStoreError('validation_failed', 'Send the Authorization header once, with one key.', {
@@ -70,12 +91,8 @@ export const createBearerCheck = (keys: readonly string[], sha256: Sha256, minim
         /^bearer\s+\S/i.test(authorization),
       );
     }
-    const presented = await sha256Text(sha256, match[1]!);
-    let caller: Caller | undefined;
-    for (const [keyIndex, { digest, fingerprint }] of (await known).entries()) {
-      if (equalInConstantTime(presented, digest) && caller === undefined) caller = { keyIndex, keyFingerprint: fingerprint };
-    }
-    if (caller === undefined) throw unauthorized('The API key is not valid.', true);
-    return caller;
+    const presented = sha256Text(sha256, match[1]!);
+    if (known !== undefined && !(presented instanceof Promise)) return callerOf(presented, known);
+    return Promise.all([presented, knowing]).then(([digest, keys]) => callerOf(digest, keys));
   };
 };

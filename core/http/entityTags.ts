@@ -2,20 +2,24 @@
 import { toBase64Url } from '../base64url.js';
 import { type Sha256, sha256Text } from '../digest.js';
 
-/** Makes the strong ETag of an answer from the bytes a client would otherwise fetch again. */
-export type EntityTagger = (text: string, link?: string) => Promise<string>;
+/**
+ * Makes the strong ETag of an answer from the bytes a client would otherwise fetch again:
+ * at once when the hash answers at once (Node's), else a promise of it.
+ */
+export type EntityTagger = (text: string, link?: string) => string | Promise<string>;
 
 /**
  * Creates a tagger: the tag is a digest of the body and of the `Link` header (a page whose
  * animals are unchanged but which gained a next page is a new representation), so any
  * change to either makes a new tag.
  */
-export const createEntityTagger =
-  (sha256: Sha256): EntityTagger =>
-  async (text, link) => {
-    const digest = await sha256Text(sha256, link === undefined ? text : `${text}\n${link}`);
-    return `"${toBase64Url(digest.subarray(0, 16))}"`;
+export const createEntityTagger = (sha256: Sha256): EntityTagger => {
+  const tagOfDigest = (digest: Uint8Array) => `"${toBase64Url(digest.subarray(0, 16))}"`;
+  return (text, link) => {
+    const digest = sha256Text(sha256, link === undefined ? text : `${text}\n${link}`);
+    return digest instanceof Promise ? digest.then(tagOfDigest) : tagOfDigest(digest);
   };
+};
 
 const ENTITY_TAG = /(?:W\/)?"([^"]*)"/g;
 

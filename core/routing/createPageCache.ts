@@ -44,7 +44,8 @@ export const createPageCache = (tagOf: EntityTagger): PageCache => {
     const found = kept.get(key);
     if (found !== undefined && samePets(found.pets, pets)) return found;
     const text = JSON.stringify(pets);
-    const etag = await tagOf(text, link);
+    const tagged = tagOf(text, link);
+    const etag = typeof tagged === 'string' ? tagged : await tagged;
     if (pets.every(isFixed)) {
       if (kept.size >= PAGES_KEPT && !kept.has(key)) kept.delete(kept.keys().next().value!);
       kept.set(key, { pets: [...pets], text, etag });

@@ -72,5 +72,6 @@ export const getPetRoute =
     const id = parsePetId(petId);
     if (id === undefined) throw new AnimalStoreError('not_found', `No animal has the id ${petId}.`);
     const text = JSON.stringify(await catalogue.getPet(id));
-    return answerWithTag(context, { text, etag: await tagOf(text) });
+    const etag = tagOf(text);
+    return answerWithTag(context, { text, etag: typeof etag === 'string' ? etag : await etag });
   };

@@ -20,7 +20,7 @@ describe('GET /v1/pets/{petId} (deprecated)', () => {
     expectDeprecationHeaders(response);
   });
 
-  it.each(['2', '0', '-1', '9007199254740993', '9223372036854775807', '-9223372036854775808'])(
+  it.each(['2', '0', '-0', '-1', '000000000000000', '9007199254740993', '9223372036854775807', '-9223372036854775808'])(
     'answers the int64 %s that names no animal with 404 and the deprecation headers',
     async (petId) => {
       const { call, seed } = makeService();
@@ -31,6 +31,14 @@ describe('GET /v1/pets/{petId} (deprecated)', () => {
       expectDeprecationHeaders(response);
     },
   );
+
+  it('reads an id the same however many digits it is written with (short ids skip the int64 arithmetic)', async () => {
+    const wide = { id: 999_999_999_999_999, name: 'Wide', categoryId: 1, status: 'sold' as const };
+    const { call } = makeService({ storage: createMemoryStorage([wide]) });
+    for (const petId of ['999999999999999', '0999999999999999', '00000999999999999999']) {
+      expect(await (await call(`/v1/pets/${petId}`)).json(), petId).toEqual(wide);
+    }
+  });
 
   it('never rounds an id beyond 2^53 onto another animal', async () => {
     // The largest id JavaScript holds exactly is 2^53 − 1; ids above it would round.
