@@ -20,7 +20,7 @@ import { killLeftoverProcessesOnExit } from '../support/nodeProcess.js';
 import { writeBenchData } from './benchData.js';
 import { chooseLoadGenerator } from './loadGenerator.js';
 import { pinLoadGenerator } from './machine.js';
-import { type ContenderId, compileOurServer, startServer } from './servers.js';
+import { type ContenderId, compileServers, startServer } from './servers.js';
 import { checkAnswer, type LoadFigures, type Operation, seedOverHttp } from './workloads.js';
 
 const { values } = parseArgs({
@@ -52,11 +52,13 @@ for (const [index, entry] of values.source.entries()) {
   runners.push({
     name: name!,
     contender: 'ours',
-    compiledDir: await compileOurServer(join(temporary, `build-${index}`), resolve(directory!)),
+    compiledDir: await compileServers(join(temporary, `build-${index}`), resolve(directory!)),
   });
 }
-if (values.floor) runners.push({ name: 'floor', contender: 'floor' });
-if (values.bare) runners.push({ name: 'bare', contender: 'baseline' });
+// Every build holds the references too, compiled from this repository.
+const referencesBuild = runners[0]?.compiledDir;
+if (values.floor) runners.push({ name: 'floor', contender: 'floor', ...(referencesBuild ? { compiledDir: referencesBuild } : {}) });
+if (values.bare) runners.push({ name: 'bare', contender: 'baseline', ...(referencesBuild ? { compiledDir: referencesBuild } : {}) });
 
 const figures = new Map<string, LoadFigures[]>();
 const median = (numbers: number[]) => {

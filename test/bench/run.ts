@@ -22,8 +22,8 @@
  *   npm run bench -- --only list20@medium,createDurable --contenders ours --profile DIR
  *                                      profile our server (node --cpu-prof) on some workloads;
  *                                      read the profiles with test/bench/topFunctions.ts
- *   npm run bench -- --compiled        run our server from a tsc build instead of through tsx
- *                                      (always so with --profile)
+ *   npm run bench -- --from-source     run our server and the references through tsx instead
+ *                                      of a tsc build (never so with --profile or --our-source)
  *   npm run bench -- --our-source DIR  build our server from a copy of the repository instead
  *                                      (to measure a proposed change before making it)
  *   npm run bench -- --render FILE     redraw the table and chart from an earlier results.json
@@ -45,7 +45,7 @@ import { markdownReport } from './markdownReport.js';
 import { measureStartup } from './measureStartup.js';
 import { computeRatios, GROUPS, inTableOrder, measureThroughput } from './measureThroughput.js';
 import { type BenchResults, formatCount, judgeTargets, type Scale } from './results.js';
-import { CONTENDERS, type ContenderId, compileOurServer, REPO_ROOT } from './servers.js';
+import { CONTENDERS, type ContenderId, compileServers, REPO_ROOT } from './servers.js';
 import { svgChart } from './svgChart.js';
 import type { Operation } from './workloads.js';
 
@@ -63,7 +63,7 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     contenders: { type: 'string' },
     profile: { type: 'string' },
-    compiled: { type: 'boolean', default: false },
+    'from-source': { type: 'boolean', default: false },
     'our-source': { type: 'string' },
     'no-startup': { type: 'boolean', default: false },
     render: { type: 'string' },
@@ -171,8 +171,11 @@ const main = async () => {
   // Also when stopped by a signal: the exit handlers kill the servers and remove the folder.
   process.once('exit', () => rmSync(temporary, { recursive: true, force: true }));
   const ourSource = args['our-source'] === undefined ? undefined : resolve(args['our-source']);
-  const compiledDir = args.compiled || profileDir || ourSource ? await compileOurServer(join(temporary, 'build'), ourSource) : undefined;
-  if (compiledDir) log(`our server runs from a tsc build in ${compiledDir}`);
+  // Our server as the package publishes it (`npx animal-store` runs the tsc build), and the
+  // references compiled alike: tsx-run TypeScript is not what users run.
+  const compiledDir =
+    !args['from-source'] || profileDir || ourSource ? await compileServers(join(temporary, 'build'), ourSource) : undefined;
+  if (compiledDir) log(`our server and the references run from a tsc build in ${compiledDir}`);
   let database: BenchDatabase | undefined;
   if (!args['no-postgres'] && contenders.includes('ours')) {
     try {
@@ -240,7 +243,7 @@ const main = async () => {
       ourServer: ourSource
         ? `node adapters/cli.js (tsc build of ${ourSource})`
         : compiledDir
-          ? 'node adapters/cli.js (tsc build)'
+          ? 'node adapters/cli.js (the tsc build, as published)'
           : 'node --import tsx adapters/cli.ts',
     },
     ...(database ? { postgres: database.description } : {}),

@@ -57,7 +57,7 @@ export interface StartRequest {
   pinning: Pinning;
   /** Write a V8 CPU profile of our server into this directory (ours only). */
   profileDir?: string;
-  /** Run our server from this tsc build (see `compileOurServer`) instead of through tsx. */
+  /** Run our server and the references from this tsc build (see `compileServers`) instead of through tsx. */
   compiledDir?: string;
 }
 
@@ -172,8 +172,9 @@ const commandFor = async (contender: ContenderId, request: StartRequest): Promis
     const storageArgs = storage === 'memory' ? ['--data', data.petFile, '--memory'] : ['--data', await copy(data.petFile)];
     return {
       args: [
-        ...TSX_IMPORT,
-        join(REPO_ROOT, 'test/bench/baseline.ts'),
+        ...(request.compiledDir
+          ? [join(request.compiledDir, 'test/bench/baseline.js')]
+          : [...TSX_IMPORT, join(REPO_ROOT, 'test/bench/baseline.ts')]),
         ...(contender === 'floor' ? ['--library-floor'] : []),
         '--api-key',
         BENCH_KEY,
@@ -192,21 +193,44 @@ const commandFor = async (contender: ContenderId, request: StartRequest): Promis
   return { args: [bin, source, '--routes', routes, '--host', '127.0.0.1', '--port', String(port), '--quiet'], port, cwd: workDir };
 };
 
+/** Runs tsc with `args` in `cwd`; throws with its output when it fails. */
+const tsc = async (args: string[], cwd: string) => {
+  const running = spawnProcess(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), ...args], { cwd });
+  const { code } = await running.exited;
+  if (code !== 0) throw new Error(`tsc ${args.join(' ')} failed with code ${code}:\n${tail(running)}`);
+};
+
 /**
  * Compiles our server (from the repository, or from a copy of it holding a change to try)
- * with tsc into `directory` (made resolvable: `node_modules` linked to
- * the repository's, `"type": "module"`). Profiles of tsx-run code are useless: tsx minifies
- * whitespace, so every function sits on line 1 and closures lose their names.
+ * with tsc into `directory`, as the package publishes it (`dist/`, which `npx animal-store`
+ * runs), and the references (from the repository) beside it in `test/bench/`, so every
+ * contender runs as plain JavaScript compiled alike. The folder is made resolvable:
+ * `node_modules` linked to the repository's, `"type": "module"`. Profiles of tsx-run code
+ * are useless besides: tsx minifies whitespace, so every function sits on line 1 and
+ * closures lose their names.
  */
-export const compileOurServer = async (directory: string, sourceRoot: string = REPO_ROOT): Promise<string> => {
+export const compileServers = async (directory: string, sourceRoot: string = REPO_ROOT): Promise<string> => {
   await mkdir(directory, { recursive: true });
-  const tsc = spawnProcess(
-    process.execPath,
-    [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', directory, '--declaration', 'false'],
-    { cwd: sourceRoot },
+  await tsc(['-p', 'tsconfig.build.json', '--outDir', directory, '--declaration', 'false'], sourceRoot);
+  // The references are test code, outside tsconfig.build.json: a config of their own names them.
+  const referencesConfig = join(directory, 'tsconfig.references.json');
+  await writeFile(
+    referencesConfig,
+    JSON.stringify({
+      extends: join(REPO_ROOT, 'tsconfig.json'),
+      compilerOptions: {
+        rootDir: REPO_ROOT,
+        outDir: directory,
+        // Type packages are looked up beside the config file unless told where they are.
+        typeRoots: [join(REPO_ROOT, 'node_modules/@types')],
+        noEmit: false,
+        declaration: false,
+        sourceMap: false,
+      },
+      files: [join(REPO_ROOT, 'test/bench/baseline.ts')],
+    }),
   );
-  const { code } = await tsc.exited;
-  if (code !== 0) throw new Error(`tsc -p tsconfig.build.json failed with code ${code}:\n${tail(tsc)}`);
+  await tsc(['-p', referencesConfig], REPO_ROOT);
   await symlink(join(REPO_ROOT, 'node_modules'), join(directory, 'node_modules'), 'dir');
   await writeFile(join(directory, 'package.json'), '{"type":"module"}\n');
   return directory;
