@@ -38,12 +38,15 @@ const FLOOR_TARGET: Partial<Record<WorkloadResult['operation'], number>> = {
 const escapeXml = (text: string) =>
   text.replace(/[<>&"']/g, (char) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[char]!);
 
-const formatRatio = (value: number) =>
+const ratioText = (value: number) =>
   value === 0
     ? '0× (no answer within a run)'
     : value < 0.001
       ? '< 0.001×'
       : `${value >= 10 ? value.toFixed(0) : value >= 0.1 ? value.toFixed(2) : value.toFixed(3)}×`;
+
+/** A ratio as the chart writes it, escaped for SVG text ("< 0.001×" holds a "<"). */
+const formatRatio = (value: number) => escapeXml(ratioText(value));
 
 const finite = (value: number | undefined): value is number => value !== undefined && Number.isFinite(value);
 
