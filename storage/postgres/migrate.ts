@@ -1,4 +1,5 @@
 /** @module Brings a schema to the version this code needs: created when missing, migrated when older. */
+import { inTransaction } from './inTransaction.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 import type { PostgresPool, PostgresQueryable } from './PostgresPool.js';
 import { PostgresStorageError } from './PostgresStorageError.js';
@@ -36,9 +37,7 @@ export const migrate = async (pool: PostgresPool, schema: string): Promise<numbe
   if (found === SCHEMA_VERSION) return found;
   if (found > SCHEMA_VERSION) throw tooNew(schema, found);
 
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  return inTransaction(pool, 'BEGIN', async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, schema]);
     const { rows } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
     // Only when missing: CREATE SCHEMA IF NOT EXISTS needs the right to create schemas even when it exists.
@@ -59,12 +58,6 @@ export const migrate = async (pool: PostgresPool, schema: string): Promise<numbe
         migration.description,
       ]);
     }
-    await client.query('COMMIT');
-    client.release();
     return found;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    client.release(error instanceof Error ? error : true);
-    throw error;
-  }
+  });
 };

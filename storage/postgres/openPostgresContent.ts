@@ -4,7 +4,7 @@ import type { Pet } from '../../core/schemas/Pet.js';
 import type { PetContentStore } from '../PetContent.js';
 import { TargetNotEmptyError } from '../PetContent.js';
 import { connectPostgres, describeConnectionString, type PostgresOptions } from './connectPostgres.js';
-import type { PostgresPoolClient } from './PostgresPool.js';
+import { inTransaction } from './inTransaction.js';
 import { toPet } from './toPet.js';
 
 /** Animals per statement when reading or writing: large enough to be few, small enough to stay well within a statement timeout. */
@@ -12,26 +12,6 @@ const CHUNK = 10_000;
 
 /** Milliseconds since the epoch, from a timestamptz. */
 const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::bigint AS ${column}`;
-
-/** Runs `use` in a transaction on a connection of its own; commits when it resolves, rolls back when it throws. */
-const inTransaction = async <T>(
-  connect: () => Promise<PostgresPoolClient>,
-  begin: string,
-  use: (client: PostgresPoolClient) => Promise<T>,
-): Promise<T> => {
-  const client = await connect();
-  try {
-    await client.query(begin);
-    const result = await use(client);
-    await client.query('COMMIT');
-    client.release();
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    client.release(error instanceof Error ? error : true);
-    throw error;
-  }
-};
 
 /**
  * The schema the options name (created or migrated like the storage's), to copy from or
@@ -46,12 +26,11 @@ export const openPostgresContent = async (options: PostgresOptions): Promise<Pet
   const s = db.quoted;
   const where = 'connectionString' in options ? describeConnectionString(options.connectionString) : 'the given database';
   const location = `${where} (schema ${db.schema})`;
-  const connect = () => db.pool.connect();
 
   return {
     location,
     read: (use) =>
-      inTransaction(connect, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (client) => {
+      inTransaction(db.pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (client) => {
         const { rows: counter } = await client.query(`SELECT next_id FROM ${s}.pet_ids`);
         const { rows: keys } = await client.query(
           `SELECT scope, key, fingerprint, pet_id, ${ms('created_at')}, ${ms('expires_at')}
@@ -86,7 +65,7 @@ export const openPostgresContent = async (options: PostgresOptions): Promise<Pet
         });
       }),
     write: (content, { replace }) =>
-      inTransaction(connect, 'BEGIN', async (client) => {
+      inTransaction(db.pool, 'BEGIN', async (client) => {
         const { rows: counter } = await client.query(`SELECT next_id FROM ${s}.pet_ids FOR UPDATE`);
         const heldNextId = Number(counter[0]!.next_id);
         const { rows: held } = await client.query(
