@@ -1,4 +1,5 @@
 /** @module The storage port: what the core needs from any place that keeps animals. */
+import type { MaybePromise } from './MaybePromise.js';
 import type { NewPet } from './schemas/NewPet.js';
 import type { Pet } from './schemas/Pet.js';
 import type { PetStatus } from './schemas/PetStatus.js';
@@ -66,8 +67,11 @@ export interface PetStorage {
    * `key` is stored already, creates nothing and answers with that key and its animal.
    */
   createIdempotent(pet: NewPet, key: IdempotencyKey): Promise<IdempotentCreate>;
-  /** The animal with this id, or `undefined`. */
-  get(id: number): Promise<Pet | undefined>;
+  /**
+   * The animal with this id, or `undefined`. A storage holding its animals in memory may
+   * answer at once, without a promise, so the service can answer in the same turn.
+   */
+  get(id: number): MaybePromise<Pet | undefined>;
   /** Up to `limit` animals after `after`, in ascending id order, optionally of one status. */
   list(page: PetPageRequest): Promise<Pet[]>;
   /**

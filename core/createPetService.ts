@@ -1,6 +1,6 @@
 /** @module The service: one function from a Web Request to a Response. */
 import { AnimalStoreError, isAnimalStoreError } from './AnimalStoreError.js';
-import { createBearerCheck } from './auth/bearer.js';
+import { type Caller, createBearerCheck } from './auth/bearer.js';
 import type { Catalogue } from './catalogue/Catalogue.js';
 import { buildCatalogue } from './catalogue/createCatalogue.js';
 import { createRequestIds } from './createRequestIds.js';
@@ -13,6 +13,7 @@ import { deprecationHeaders, SUNSET_TIME } from './http/deprecation.js';
 import type { DocsAssets } from './http/docsPage.js';
 import { createEntityTagger } from './http/entityTags.js';
 import { withHeaders } from './http/withHeaders.js';
+import { chain, type MaybePromise } from './MaybePromise.js';
 import type { PetStorage } from './PetStorage.js';
 import { createDeprecationTracker, type DeprecatedUse } from './routing/createDeprecationTracker.js';
 import { createRouter, normaliseBasePath, type Route, type RouteMatch } from './routing/createRouter.js';
@@ -112,6 +113,13 @@ export interface RequestContext {
 /** The service: a fetch-style handler, plus its catalogue for in-process use. */
 export interface PetService {
   (request: Request, context?: RequestContext): Promise<Response>;
+  /**
+   * The same answers, given at once (not as a promise) whenever every step could answer at
+   * once, as getPet from memory or the JSON file does. A server that can write a Response
+   * in the same turn as its request arrived saves a turn of the event loop: the Node
+   * adapter calls this. Like the service, it never throws (unless the access logger does).
+   */
+  handle(request: Request, context?: RequestContext): MaybePromise<Response>;
   /** The in-process catalogue the handlers are built on. */
   catalogue: Catalogue;
   /** Calls of the deprecated getPet, per key. */
@@ -160,7 +168,7 @@ export const createPetService = (options: PetServiceOptions): PetService => {
   const storageFailures = createStorageFailureLog(reportError, warn);
   const tagOf = createEntityTagger(sha256);
   const { storage, docsAssets } = options;
-  const { catalogue, creation } = buildCatalogue({
+  const { catalogue, creation, findPet } = buildCatalogue({
     storage,
     sha256,
     now,
@@ -179,14 +187,14 @@ export const createPetService = (options: PetServiceOptions): PetService => {
         POST: createPetRoute(creation, { idempotencyKeyRequired: options.idempotency?.required ?? false }),
       },
     },
-    pet: { operations: { GET: 'getPet' }, methods: { GET: getPetRoute(catalogue, tagOf) }, deprecated: true },
+    pet: { operations: { GET: 'getPet' }, methods: { GET: getPetRoute(findPet, tagOf) }, deprecated: true },
     openApi: { operations: { GET: 'getOpenApiDocument' }, methods: { GET: openApiRoute() }, public: true },
     docs: { operations: { GET: 'getReference' }, methods: { GET: docsRoute(docsAssets) }, public: true },
     docsAsset: { methods: { GET: docsAssetRoute(docsAssets) }, public: true },
     health,
   });
 
-  const service = (async (request: Request, context?: RequestContext) => {
+  const handle = (request: Request, context?: RequestContext): MaybePromise<Response> => {
     const started = logger.access ? clock() : 0;
     const mountPath = context?.mountPath?.replace(/\/+$/, '') ?? '';
     const base = `${mountPath}${basePath}`;
@@ -200,62 +208,85 @@ export const createPetService = (options: PetServiceOptions): PetService => {
     const requestId = requestIds?.idOf(request.headers.get('x-request-id'));
     if (requestId !== undefined) headers = withHeaders(headers, { 'x-request-id': requestId });
     let match: RouteMatch | undefined;
-    let response: Response;
+
+    /** The route's answer for a caller who passed the bearer check (or needed none). */
+    const answerCaller = (caller: Caller | undefined, url: URL): MaybePromise<Response> => {
+      if (caller && rateLimiter) {
+        const decision = rateLimiter.take(caller.keyIndex, now());
+        headers = withHeaders(headers, decision.headers);
+        if (decision.refusal) throw decision.refusal;
+      }
+      if (!match)
+        throw new AnimalStoreError('not_found', `There is nothing at ${path.slice(0, 64)}; the operations live under ${base}/pets.`);
+      const { route, petId, asset } = match;
+      if (route.deprecated) {
+        headers = withHeaders(headers, deprecationHeaders(base));
+        if (caller) deprecation.record(caller, base);
+        if (now() >= SUNSET_TIME) {
+          throw new AnimalStoreError(
+            'gone',
+            `GET ${base}/pets/{petId} was removed on 5 December 2030; use GET ${base}/pets with the status filter.`,
+          );
+        }
+      }
+      const handler = method === 'GET' || method === 'POST' ? route.methods[method] : undefined;
+      if (!handler) {
+        const allow = router.allowOf(route);
+        throw new AnimalStoreError('method_not_allowed', `${request.method.slice(0, 16)} is not allowed here; use ${allow}.`, {
+          headers: { allow },
+        });
+      }
+      const routeContext: RouteContext = { request, url, base, respond, headers };
+      if (caller !== undefined) routeContext.caller = caller;
+      if (petId !== undefined) routeContext.petId = petId;
+      if (asset !== undefined) routeContext.asset = asset;
+      return handler(routeContext);
+    };
+    /** The Error answer for anything thrown on the way. */
+    const failed = (error: unknown): Response => {
+      // Requests that needed the storage report its failure; the health probe only answers it.
+      if (isAnimalStoreError(error) && error.code === 'storage_unavailable' && match?.route !== health) storageFailures.failed(error);
+      return respond.error(error, `${request.method} ${path}`, headers);
+    };
+    /** Every answer, success or error, passes here once: the storage's health and the access log. */
+    const finished = (response: Response): Response => {
+      if (response.status === 201) storageFailures.succeeded();
+      if (logger.access) {
+        const operation = match && (method === 'GET' || method === 'POST') ? match.route.operations?.[method] : undefined;
+        const entry: AccessLogEntry = { method: request.method, path, status: response.status, milliseconds: clock() - started, operation };
+        if (requestId !== undefined) entry.requestId = requestId;
+        logger.access(entry);
+      }
+      return response;
+    };
+
+    let answer: MaybePromise<Response>;
     try {
       const url = parseRequestUrl(request.url);
       path = url.pathname;
       match = router.match(path, mountPath);
       const preflight = request.method === 'OPTIONS' ? cors.preflight(request, match && router.allowOf(match.route)) : undefined;
-      if (preflight) response = preflight;
+      if (preflight) answer = preflight;
       else {
         // Authentication comes first, so a caller without a key learns nothing about paths.
         const checked = match?.route.public ? undefined : checkBearer(request.headers.get('authorization'));
-        const caller = checked instanceof Promise ? await checked : checked;
-        if (caller && rateLimiter) {
-          const decision = rateLimiter.take(caller.keyIndex, now());
-          headers = withHeaders(headers, decision.headers);
-          if (decision.refusal) throw decision.refusal;
-        }
-        if (!match)
-          throw new AnimalStoreError('not_found', `There is nothing at ${path.slice(0, 64)}; the operations live under ${base}/pets.`);
-        const { route, petId, asset } = match;
-        if (route.deprecated) {
-          headers = withHeaders(headers, deprecationHeaders(base));
-          if (caller) deprecation.record(caller, base);
-          if (now() >= SUNSET_TIME) {
-            throw new AnimalStoreError(
-              'gone',
-              `GET ${base}/pets/{petId} was removed on 5 December 2030; use GET ${base}/pets with the status filter.`,
-            );
-          }
-        }
-        const handler = method === 'GET' || method === 'POST' ? route.methods[method] : undefined;
-        if (!handler) {
-          const allow = router.allowOf(route);
-          throw new AnimalStoreError('method_not_allowed', `${request.method.slice(0, 16)} is not allowed here; use ${allow}.`, {
-            headers: { allow },
-          });
-        }
-        const routeContext: RouteContext = { request, url, base, respond, headers };
-        if (caller !== undefined) routeContext.caller = caller;
-        if (petId !== undefined) routeContext.petId = petId;
-        if (asset !== undefined) routeContext.asset = asset;
-        response = await handler(routeContext);
-        if (response.status === 201) storageFailures.succeeded();
+        answer = chain(checked, (caller) => answerCaller(caller, url));
       }
     } catch (error) {
-      // Requests that needed the storage report its failure; the health probe only answers it.
-      if (isAnimalStoreError(error) && error.code === 'storage_unavailable' && match?.route !== health) storageFailures.failed(error);
-      response = respond.error(error, `${request.method} ${path}`, headers);
+      answer = failed(error);
     }
-    if (logger.access) {
-      const operation = match && (method === 'GET' || method === 'POST') ? match.route.operations?.[method] : undefined;
-      const entry: AccessLogEntry = { method: request.method, path, status: response.status, milliseconds: clock() - started, operation };
-      if (requestId !== undefined) entry.requestId = requestId;
-      logger.access(entry);
+    return answer instanceof Promise ? answer.then(finished, (error: unknown) => finished(failed(error))) : finished(answer);
+  };
+
+  const service = ((request: Request, context?: RequestContext) => {
+    try {
+      return Promise.resolve(handle(request, context));
+    } catch (error) {
+      // Only a throwing access logger gets here.
+      return Promise.reject(error);
     }
-    return response;
   }) as PetService;
+  service.handle = handle;
   service.catalogue = catalogue;
   service.deprecatedUses = deprecation.uses;
   return service;

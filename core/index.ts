@@ -21,5 +21,6 @@ export * from './deprecatedNames.js';
 export type { Sha256 } from './digest.js';
 export type { CorsOptions } from './http/cors.js';
 export { createOpenApiDocument, INTERFACE_VERSION } from './http/openApiDocument.js';
+export type { MaybePromise } from './MaybePromise.js';
 export type { PetPageRequest, PetStorage } from './PetStorage.js';
 export * from './schemas/index.js';

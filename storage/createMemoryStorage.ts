@@ -35,7 +35,7 @@ export const createMemoryStorage = (pets: Iterable<Pet> = []): MemoryStorage => 
       keys.add(stored);
       return { pet, stored, replayed: false };
     },
-    async get(id) {
+    get(id) {
       return index.get(id);
     },
     async list(page) {

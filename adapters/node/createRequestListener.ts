@@ -8,6 +8,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { Socket } from 'node:net';
 import { Request as ServerRequest } from '@whatwg-node/fetch';
 import { createCustomAbortControllerSignal, sendNodeResponse } from '@whatwg-node/server';
+import type { MaybePromise } from '../../core/MaybePromise.js';
 import { connectionState, trackAnswer } from './connectionState.js';
 import { type ErrorAnswer, writeErrorAnswer } from './ErrorAnswer.js';
 import { FIXED_ORIGIN, readRequestHead, targetPathAndQuery } from './readRequestHead.js';
@@ -88,7 +89,7 @@ const toWebRequest = (req: IncomingMessage, res: ServerResponse, pathAndQuery: s
  * a closed connection, never a stack trace: whatever throws becomes a bare 500 and is reported.
  */
 export const createRequestListener = (
-  service: (request: Request) => Promise<Response>,
+  service: (request: Request) => MaybePromise<Response>,
   options: RequestListenerOptions,
 ): RequestListener => {
   const { maxPipelinedRequests, logAnswer, reportError } = options;
@@ -129,11 +130,20 @@ export const createRequestListener = (
       answer(req, res, INTERNAL_ERROR);
       return;
     }
-    service(request)
-      .then((response) => sendNodeResponse(response, res, req, true))
-      .catch((error: unknown) => {
-        reportError(`${req.method} ${logPath(req.url)} failed`, error);
-        answer(req, res, INTERNAL_ERROR);
-      });
+    const failed = (error: unknown) => {
+      reportError(`${req.method} ${logPath(req.url)} failed`, error);
+      answer(req, res, INTERNAL_ERROR);
+    };
+    // An answer made at once is written at once, before node:http's callback returns.
+    try {
+      const response = service(request);
+      if (response instanceof Promise) response.then((settled) => sendNodeResponse(settled, res, req, true)).catch(failed);
+      else {
+        const sent = sendNodeResponse(response, res, req, true);
+        if (sent instanceof Promise) sent.catch(failed);
+      }
+    } catch (error) {
+      failed(error);
+    }
   };
 };

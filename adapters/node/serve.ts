@@ -170,9 +170,10 @@ export const serve = async (options: ServeOptions): Promise<AnimalStoreServer> =
       ? undefined
       : createMetricsRoute(metrics, { ...options, sha256: options.sha256 ?? nodeSha256, Response: fetchAPI.Response, reportError });
   // Endpoints beside the interface answer first; only they pay for reading the path here.
+  // Without them, answers the service makes at once are written at once (`handle`).
   const handle =
     metricsRoute === undefined && intercept === undefined
-      ? service
+      ? service.handle
       : async (request: Request): Promise<Response> => {
           const started = performance.now();
           const path = new URL(request.url).pathname;

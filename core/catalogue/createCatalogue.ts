@@ -1,6 +1,7 @@
 /** @module The in-process catalogue: list, create and get animals, with no HTTP in between. */
 import { AnimalStoreError } from '../AnimalStoreError.js';
 import { type Sha256, webCryptoSha256 } from '../digest.js';
+import { chain, type MaybePromise } from '../MaybePromise.js';
 import type { PetStorage } from '../PetStorage.js';
 import { ListQuery } from '../schemas/ListQuery.js';
 import type { Pet } from '../schemas/Pet.js';
@@ -47,14 +48,23 @@ const DEFAULT_CURSOR_SECRET = 'animal-store/cursor/v1';
 /** Builds the in-process catalogue over a storage. The HTTP handlers are built on this. */
 export const createCatalogue = (options: CatalogueOptions): Catalogue => buildCatalogue(options).catalogue;
 
-/** The catalogue, and its creation step for the HTTP route (which needs to know of replays). */
+/** What the HTTP routes are built on: the catalogue, and two of its steps as the routes need them. */
+export interface CatalogueParts {
+  catalogue: Catalogue;
+  /** The creation step, which tells the route of replays. */
+  creation: PetCreation;
+  /** getPet, answering at once when the storage does (the catalogue's own always answers a promise). */
+  findPet(id: number): MaybePromise<Pet>;
+}
+
+/** The catalogue, and the steps its HTTP routes are built on. */
 export const buildCatalogue = ({
   storage,
   cursorSecret = DEFAULT_CURSOR_SECRET,
   sha256 = webCryptoSha256,
   now = Date.now,
   idempotencyKeyLifetimeSeconds = DEFAULT_IDEMPOTENCY_KEY_LIFETIME_SECONDS,
-}: CatalogueOptions): { catalogue: Catalogue; creation: PetCreation } => {
+}: CatalogueOptions): CatalogueParts => {
   const cursors = createCursorCodec(cursorSecret, sha256);
   const creation = createPetCreation({ storage, sha256, now, keyLifetimeSeconds: idempotencyKeyLifetimeSeconds });
 
@@ -76,6 +86,14 @@ export const buildCatalogue = ({
 
   const pages: Catalogue['pages'] = (query) => walkPages(listPets, query);
 
+  const findPet = (id: number): MaybePromise<Pet> => {
+    checkPetId(id);
+    return chain(id >= 1 ? storage.get(id) : undefined, (pet) => {
+      if (!pet) throw new AnimalStoreError('not_found', `No animal has the id ${id}.`);
+      return pet;
+    });
+  };
+
   const catalogue: Catalogue = {
     listPets,
     pages,
@@ -86,12 +104,7 @@ export const buildCatalogue = ({
       const key = options?.idempotencyKey;
       return (await creation.create(newPet, key === undefined ? undefined : { key, scope: IN_PROCESS_SCOPE })).pet;
     },
-    async getPet(id) {
-      checkPetId(id);
-      const pet = id >= 1 ? await storage.get(id) : undefined;
-      if (!pet) throw new AnimalStoreError('not_found', `No animal has the id ${id}.`);
-      return pet;
-    },
+    getPet: async (id) => findPet(id),
   };
-  return { catalogue, creation };
+  return { catalogue, creation, findPet };
 };

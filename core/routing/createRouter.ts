@@ -1,8 +1,9 @@
 /** @module Finds the route of a request path: which handlers, which path parameter, which rules. */
+import type { MaybePromise } from '../MaybePromise.js';
 import type { RouteContext } from './RouteContext.js';
 
-/** Answers one method of one route. */
-export type RouteHandler = (context: RouteContext) => Promise<Response>;
+/** Answers one method of one route: at once when it can, or with a promise. */
+export type RouteHandler = (context: RouteContext) => MaybePromise<Response>;
 
 /** The handlers of one path, by method; HEAD is served by GET. */
 export type RouteMethods = Partial<Record<'GET' | 'POST', RouteHandler>>;

@@ -1,12 +1,14 @@
 /** @module The three operations of the interface, as HTTP handlers over the catalogue. */
 import { AnimalStoreError } from '../AnimalStoreError.js';
 import type { Catalogue } from '../catalogue/Catalogue.js';
+import type { CatalogueParts } from '../catalogue/createCatalogue.js';
 import type { PetCreation } from '../catalogue/createPetCreation.js';
 import { parsePetId } from '../catalogue/petId.js';
 import { type EntityTagger, ifNoneMatchHolds } from '../http/entityTags.js';
 import { readIdempotencyKey } from '../http/readIdempotencyKey.js';
 import { readJsonBody } from '../http/readJsonBody.js';
 import { withHeaders } from '../http/withHeaders.js';
+import { chain } from '../MaybePromise.js';
 import { createPageCache, type PageAnswer } from './createPageCache.js';
 import type { RouteHandler } from './createRouter.js';
 import type { RouteContext } from './RouteContext.js';
@@ -64,14 +66,18 @@ export const createPetRoute =
     return respond.json(201, pet, withHeaders(headers, replayed ? { location, 'idempotent-replayed': 'true' } : { location }));
   };
 
-/** GET {base}/pets/{petId}: one animal, with the route's deprecation headers. */
+/**
+ * GET {base}/pets/{petId}: one animal, with the route's deprecation headers; answered at
+ * once when the storage and the hash answer at once.
+ */
 export const getPetRoute =
-  (catalogue: Catalogue, tagOf: EntityTagger): RouteHandler =>
-  async (context) => {
+  (findPet: CatalogueParts['findPet'], tagOf: EntityTagger): RouteHandler =>
+  (context) => {
     const petId = context.petId ?? '';
     const id = parsePetId(petId);
     if (id === undefined) throw new AnimalStoreError('not_found', `No animal has the id ${petId}.`);
-    const text = JSON.stringify(await catalogue.getPet(id));
-    const etag = tagOf(text);
-    return answerWithTag(context, { text, etag: typeof etag === 'string' ? etag : await etag });
+    return chain(findPet(id), (pet) => {
+      const text = JSON.stringify(pet);
+      return chain(tagOf(text), (etag) => answerWithTag(context, { text, etag }));
+    });
   };

@@ -149,7 +149,7 @@ export const openJsonFileStorageOn = async (given: string, fs: FileSystem, onCom
     async createIdempotent(newPet, key) {
       return submit({ newPet, key });
     },
-    async get(id) {
+    get(id) {
       return index.get(id);
     },
     async list(page) {

@@ -189,12 +189,10 @@ describe('animal-store/express against requests no HTTP client would send', () =
 
   it('answers a failure of its own with a bare 500 Error, never the stack Express shows outside production', async () => {
     const reported = vi.spyOn(console, 'error').mockImplementation(() => {});
-    const failing = Object.assign(
-      async () => {
-        throw new Error('boom at /work/secret.ts:1');
-      },
-      { catalogue: createAnimalStore(options()).catalogue, deprecatedUses: () => [] },
-    );
+    const fail = async () => {
+      throw new Error('boom at /work/secret.ts:1');
+    };
+    const failing = Object.assign(fail, { handle: fail, catalogue: createAnimalStore(options()).catalogue, deprecatedUses: () => [] });
     const app = express();
     app.use('/catalogue', animalStore(failing));
     const answer = await rawTo(app, 'GET /catalogue/v1/pets HTTP/1.1\r\nHost: a\r\n\r\n');

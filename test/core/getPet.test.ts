@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { nodeSha256 } from '../../adapters/node/serve.js';
+import { AnimalStoreError } from '../../core/index.js';
 import { createMemoryStorage } from '../../storage/createMemoryStorage.js';
-import { errorOf, makeService, OTHER_KEY } from './helpers.js';
+import { errorOf, KEY, makeService, ORIGIN, OTHER_KEY } from './helpers.js';
 
 const expectDeprecationHeaders = (response: Response) => {
   expect(response.headers.get('deprecation')).toBe('@1764547200');
@@ -82,5 +84,68 @@ describe('GET /v1/pets/{petId} (deprecated)', () => {
     expect(warnings).toHaveLength(2);
     expect(warnings.join('\n')).not.toContain('test-key');
     expect(warnings[0]).toMatch(/deprecated/);
+  });
+});
+
+describe('handle: the service answering at once', () => {
+  const request = (path: string, key: string | null = KEY) =>
+    new Request(`${ORIGIN}${path}`, key === null ? {} : { headers: { authorization: `Bearer ${key}` } });
+  const rex = { id: 1, name: 'Rex', categoryId: 2, status: 'available' as const };
+
+  /** The parts of an answer a client sees. */
+  const seen = async (response: Response) => ({
+    status: response.status,
+    headers: Object.fromEntries(response.headers),
+    body: await response.text(),
+  });
+
+  it('answers getPet from memory without a promise, exactly as the service answers', async () => {
+    // Web Crypto, the default hash, always answers later; Node's native one at once.
+    const { service } = makeService({ storage: createMemoryStorage([rex]), sha256: nodeSha256 });
+    // The bearer check's key digests are ready once the service has answered once.
+    await service(request('/v1/pets/1'));
+    for (const [path, key] of [
+      ['/v1/pets/1', KEY],
+      ['/v1/pets/2', KEY],
+      ['/v1/pets/x', KEY],
+      ['/v1/pets/1', null],
+    ] as const) {
+      const answered = service.handle(request(path, key));
+      expect(answered, path).toBeInstanceOf(Response);
+      expect(await seen(answered as Response)).toEqual(await seen(await service(request(path, key))));
+    }
+  });
+
+  it('answers with a promise, and the same answer, when the storage answers with one', async () => {
+    const memory = createMemoryStorage([rex]);
+    const { service } = makeService({ storage: { ...memory, get: async (id: number) => memory.get(id) }, sha256: nodeSha256 });
+    await service(request('/v1/pets/1'));
+    const answered = service.handle(request('/v1/pets/1'));
+    expect(answered).toBeInstanceOf(Promise);
+    const response = await answered;
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual(rex);
+  });
+
+  it.each([
+    [
+      'throws',
+      () => {
+        throw new AnimalStoreError('storage_unavailable', 'The disk is gone.');
+      },
+    ],
+    [
+      'rejects',
+      async () => {
+        throw new AnimalStoreError('storage_unavailable', 'The disk is gone.');
+      },
+    ],
+  ])('turns a storage that %s into a 503 Error answer, never a throw', async (_how, get) => {
+    const { service } = makeService({ storage: { ...createMemoryStorage([rex]), get }, sha256: nodeSha256 });
+    await service(request('/v1/pets/1'));
+    const response = await service.handle(request('/v1/pets/1'));
+    expect(response.status).toBe(503);
+    expect((await errorOf(response)).code).toBe('storage_unavailable');
+    expect(response.headers.get('retry-after')).toBe('1');
   });
 });

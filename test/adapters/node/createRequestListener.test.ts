@@ -16,7 +16,7 @@ afterEach(async () => {
 });
 
 /** Serves a stand-in service through the listener; resolves with the port and what was reported. */
-const serveWith = async (service: (request: Request) => Promise<Response>) => {
+const serveWith = async (service: (request: Request) => Response | Promise<Response>) => {
   const reported: Array<{ message: string; error: unknown }> = [];
   server = createServer(
     createRequestListener(service as PetService, {
@@ -39,6 +39,22 @@ describe('createRequestListener', () => {
     expect(body.message).not.toMatch(/boom/);
     expect(reported).toEqual([
       { message: 'GET /v1/pets failed', error: expect.objectContaining({ message: expect.stringMatching(/boom/) }) },
+    ]);
+  });
+
+  it('writes an answer the service makes at once, and answers one that throws at once with a bare 500', async () => {
+    const { port, reported } = await serveWith((request) => {
+      if (request.url.endsWith('/throw')) throw new Error('boom at /work/secret/path.ts:12');
+      return new Response('{"at":"once"}', { headers: { 'content-type': 'application/json' } });
+    });
+    const { answers } = await exchange(port, 'GET /once HTTP/1.1\r\nHost: a\r\n\r\nGET /throw HTTP/1.1\r\nHost: a\r\n\r\n', {
+      answers: 2,
+    });
+    expect(answers[0]!.status).toBe(200);
+    expect(answers[0]!.body).toBe('{"at":"once"}');
+    expect(expectErrorAnswer(answers[1], 500, 'internal_error').message).not.toMatch(/boom/);
+    expect(reported).toEqual([
+      { message: 'GET /throw failed', error: expect.objectContaining({ message: expect.stringMatching(/boom/) }) },
     ]);
   });
 
@@ -103,8 +119,11 @@ describe('serve', () => {
       },
     });
     try {
-      const { answers } = await exchange(running.port, 'GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n', { answers: 1 });
-      expectErrorAnswer(answers[0], 500, 'internal_error');
+      // /healthz is answered later (it asks the storage), getPet from memory at once.
+      for (const head of ['GET /healthz HTTP/1.1', 'GET /v1/pets/1 HTTP/1.1\r\nAuthorization: Bearer serve-throws-key-0123456789']) {
+        const { answers } = await exchange(running.port, `${head}\r\nHost: a\r\n\r\n`, { answers: 1 });
+        expectErrorAnswer(answers[0], 500, 'internal_error');
+      }
       expect(reported).toContainEqual(expect.objectContaining({ message: expect.stringMatching(/the log is full/) }));
     } finally {
       await running.close();

@@ -48,7 +48,7 @@ const settle = async (call: () => Promise<unknown>) => {
  * the test times out", not fast from slow.
  */
 const expectUnavailable = async (storage: PetStorage, bound: number) => {
-  for (const call of [() => storage.create(rex), () => storage.list({ after: 0, limit: 5 }), () => storage.get(1)]) {
+  for (const call of [() => storage.create(rex), () => storage.list({ after: 0, limit: 5 }), async () => storage.get(1)]) {
     const { error, milliseconds } = await settle(call);
     expect(error?.code).toBe('storage_unavailable');
     expect(milliseconds).toBeLessThan(bound);
