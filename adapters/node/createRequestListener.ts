@@ -8,7 +8,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { Socket } from 'node:net';
 import { Request as ServerRequest } from '@whatwg-node/fetch';
 import { createCustomAbortControllerSignal, sendNodeResponse } from '@whatwg-node/server';
-import type { MaybePromise } from '../../core/MaybePromise.js';
+import { chain, type MaybePromise } from '../../core/MaybePromise.js';
 import { connectionState, trackAnswer } from './connectionState.js';
 import { type ErrorAnswer, writeErrorAnswer } from './ErrorAnswer.js';
 import { FIXED_ORIGIN, readRequestHead, targetPathAndQuery } from './readRequestHead.js';
@@ -136,12 +136,8 @@ export const createRequestListener = (
     };
     // An answer made at once is written at once, before node:http's callback returns.
     try {
-      const response = service(request);
-      if (response instanceof Promise) response.then((settled) => sendNodeResponse(settled, res, req, true)).catch(failed);
-      else {
-        const sent = sendNodeResponse(response, res, req, true);
-        if (sent instanceof Promise) sent.catch(failed);
-      }
+      const sent = chain(service(request), (response) => sendNodeResponse(response, res, req, true));
+      if (sent instanceof Promise) sent.catch(failed);
     } catch (error) {
       failed(error);
     }

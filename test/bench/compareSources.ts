@@ -20,6 +20,7 @@ import { killLeftoverProcessesOnExit } from '../support/nodeProcess.js';
 import { writeBenchData } from './benchData.js';
 import { chooseLoadGenerator } from './loadGenerator.js';
 import { pinLoadGenerator } from './machine.js';
+import { median } from './results.js';
 import { type ContenderId, compileServers, startServer } from './servers.js';
 import { checkAnswer, type LoadFigures, type Operation, seedOverHttp } from './workloads.js';
 
@@ -61,14 +62,6 @@ if (values.floor) runners.push({ name: 'floor', contender: 'floor', ...(referenc
 if (values.bare) runners.push({ name: 'bare', contender: 'baseline', ...(referencesBuild ? { compiledDir: referencesBuild } : {}) });
 
 const figures = new Map<string, LoadFigures[]>();
-const median = (numbers: number[]) => {
-  const sorted = numbers.filter(Number.isFinite).sort((a, b) => a - b);
-  return sorted.length === 0
-    ? NaN
-    : sorted.length % 2
-      ? sorted[sorted.length >> 1]!
-      : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
-};
 const groups = [
   operations.filter((operation) => operation !== 'createMemory'),
   operations.filter((operation) => operation === 'createMemory'),
