@@ -7,6 +7,7 @@ import { NewPet } from '../schemas/NewPet.js';
 import { Pet, PetId } from '../schemas/Pet.js';
 import { PetStatus } from '../schemas/PetStatus.js';
 import { DEPRECATION, SUNSET } from './deprecation.js';
+import { describeDefaults } from './describeDefaults.js';
 
 /** The interface version the document describes. */
 export const INTERFACE_VERSION = '1.0.0';
@@ -250,7 +251,8 @@ export const createOpenApiDocument = (base: string): Record<string, unknown> => 
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
       schemas: {
         Pet: schemaOf(Pet),
-        NewPet: schemaOf(NewPet, 'input'),
+        // A request body: its defaults said in words, so that generators keep `status` optional.
+        NewPet: describeDefaults(schemaOf(NewPet, 'input')),
         PetStatus: schemaOf(PetStatus),
         PetId: { ...schemaOf(PetId), format: 'int64' },
         Error: schemaOf(ErrorBody),
