@@ -2,8 +2,8 @@
  * @module Clients generated from the served OpenAPI document by the two generators users reach
  * for, each with its default settings: openapi-typescript 7 (+ openapi-fetch) and
  * @hey-api/openapi-ts. A user's program over each (fixture/generatedClients) type-checks with
- * tsc, then creates without `status`, lists, gets and is refused a bad create, against a real
- * server.
+ * tsc, then creates without `status`, lists, gets, is refused a bad create and replays an
+ * Idempotency-Key, against a real server.
  */
 import { execFile } from 'node:child_process';
 import { cp, symlink } from 'node:fs/promises';
@@ -59,16 +59,21 @@ describe('clients generated from the served OpenAPI document', () => {
   it.each([
     ['openapi-typescript + openapi-fetch', 'openapiFetch.ts'],
     ['@hey-api/openapi-ts', 'heyApi.ts'],
-  ])('%s: create, list, get and a 400 go through with the answers the interface promises', async (_name, program) => {
-    const printed = await node(['--import', 'tsx', program], { ANIMAL_STORE_URL: server.url, ANIMAL_STORE_KEY: KEY });
-    const { created, listed, fetched, refused } = JSON.parse(printed);
-    expect(created.status).toBe(201);
-    expect(created.pet).toEqual({ id: expect.any(Number), name: 'Rex', categoryId: 1, status: 'available' });
-    expect(created.petStatus).toBe('available');
-    expect(listed.status).toBe(200);
-    expect(listed.pets).toContainEqual(created.pet);
-    expect(fetched).toEqual({ status: 200, pet: created.pet });
-    expect(refused.status).toBe(400);
-    expect(refused.error).toMatchObject({ code: 'validation_failed', status: 400, details: [{ path: 'categoryId' }] });
-  });
+  ])(
+    '%s: create, list, get, a 400 and a replayed Idempotency-Key go through with the answers the interface promises',
+    async (_name, program) => {
+      const printed = await node(['--import', 'tsx', program], { ANIMAL_STORE_URL: server.url, ANIMAL_STORE_KEY: KEY });
+      const { created, listed, fetched, refused, replayed } = JSON.parse(printed);
+      expect(created.status).toBe(201);
+      expect(created.pet).toEqual({ id: expect.any(Number), name: 'Rex', categoryId: 1, status: 'available' });
+      expect(created.petStatus).toBe('available');
+      expect(listed.status).toBe(200);
+      expect(listed.pets).toContainEqual(created.pet);
+      expect(fetched).toEqual({ status: 200, pet: created.pet });
+      expect(refused.status).toBe(400);
+      expect(refused.error).toMatchObject({ code: 'validation_failed', status: 400, details: [{ path: 'categoryId' }] });
+      expect(replayed.again).toEqual(replayed.first);
+      expect(replayed.header).toBe('true');
+    },
+  );
 });
