@@ -3,6 +3,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { addressKey } from '../../../adapters/node/limitConnections.js';
 import { type AnimalStoreServer, createMemoryStorage, type ServeOptions, serve } from '../../../adapters/node.js';
+import { createClient } from '../../../core/client.js';
 import type { AccessLogEntry } from '../../../core/index.js';
 import { expectErrorAnswer } from './errorAnswers.js';
 import { exchange, parseAnswers } from './rawHttp.js';
@@ -126,6 +127,30 @@ describe('connection caps', () => {
     expect(addressKey('2001:db8:1:2::1')).not.toBe(addressKey('2001:db8:1:3::1'));
     expect(addressKey('::ffff:192.0.2.7')).toBe('192.0.2.7');
     expect(addressKey('192.0.2.7')).toBe('192.0.2.7');
+  });
+});
+
+describe('the typed client at the connection caps', () => {
+  it('rides out a refused connection as it would a 503: waits as Retry-After says, then creates once', async () => {
+    const running = await start({ maxConnections: 1, shedAfter: 60_000 });
+    const holder = await idleConnection(running.port, '127.0.0.2');
+    const refusals: number[] = [];
+    const client = createClient({
+      baseUrl: running.url,
+      apiKey: KEY,
+      fetch: async (request) => {
+        const response = await fetch(request);
+        if (response.status === 503) {
+          refusals.push(response.status);
+          holder.destroy();
+        }
+        return response;
+      },
+    });
+    const pet = await client.createPet({ name: 'Rex', categoryId: 1 });
+    expect(pet).toMatchObject({ id: 1, name: 'Rex' });
+    expect(refusals).toEqual([503]);
+    expect((await running.service.catalogue.listPets()).pets).toHaveLength(1);
   });
 });
 
