@@ -59,13 +59,13 @@ export const connectionPhase = (socket: Socket): ConnectionPhase => {
 };
 
 /**
- * Applies the caps to a server, before `node:http` sees a connection: its own `connection`
- * listeners run only for the connections admitted. When a cap is reached, room is made by
- * closing the connection that has gone longest without a complete request (an idle
- * keep-alive or a slow client; never one being answered, nor one that has owed a
- * request for less than `shedAfter`); only when there is none is the new connection refused, with a 503 and
- * `Retry-After`. Call it before adding other `connection` listeners that should see only
- * admitted connections.
+ * Applies the caps to a server, before `node:http` sees a connection: the `connection`
+ * listeners it already has (node:http's own) run only for the connections admitted, so call
+ * it right after creating the server. When a cap is reached, room is made by closing the
+ * connection that has gone longest without a complete request (an idle keep-alive or a slow
+ * client; never one being answered, nor one that has owed a request for less than
+ * `shedAfter`); only when there is none is the new connection refused, with a 503 and
+ * `Retry-After`, written from bytes made once.
  */
 export const limitConnections = (server: Server, limits: ConnectionLimits): void => {
   const exempt = new Set(limits.exemptAddresses.map(addressKey));

@@ -222,8 +222,12 @@ describe('serve() options', () => {
       { maxConnections: -1 },
       { writeTimeout: Number.NaN },
       { maxPipelinedRequests: 1.5 },
+      { shedAfter: 0 },
     ]) {
       await expect(start(options)).rejects.toThrow(/must be a positive whole number/);
     }
+    await expect(start({ exemptAddresses: ['localhost'] })).rejects.toThrow(
+      /exemptAddresses holds "localhost", which is not an IP address/,
+    );
   });
 });
