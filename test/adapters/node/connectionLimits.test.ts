@@ -122,6 +122,24 @@ describe('connection caps', () => {
     expectNoRoom(parseAnswers(await slowClosed).answers[0]);
   });
 
+  it('answers 503 to a create whose body trickles when it is closed to make room, and stores nothing', async () => {
+    const access: AccessLogEntry[] = [];
+    const running = await start({ maxConnections: 1, shedAfter: 1, logger: { access: (entry) => access.push(entry) } });
+    const trickler = net.connect({ port: running.port, host: '127.0.0.1', localAddress: '127.0.0.2' });
+    sockets.push(trickler);
+    trickler.on('error', () => {});
+    const tricklerClosed = closedWith(trickler);
+    trickler.write(
+      `POST /v1/pets HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{"name":`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const served = await exchange(running.port, healthz, { localAddress: '127.0.0.3', answers: 1 });
+    expect(served.answers[0]!.status).toBe(200);
+    expectNoRoom(parseAnswers(await tricklerClosed).answers[0]);
+    expect((await running.service.catalogue.listPets()).pets).toEqual([]);
+    expect(access).toContainEqual(expect.objectContaining({ method: 'POST', path: '/v1/pets', status: 503 }));
+  });
+
   it('counts an IPv6 client by its /64 and an IPv4-mapped one by its IPv4 address', () => {
     expect(addressKey('2001:db8:1:2:aaaa::1')).toBe(addressKey('2001:db8:1:2:bbbb:cccc:dddd:eeee'));
     expect(addressKey('2001:db8:1:2::1')).not.toBe(addressKey('2001:db8:1:3::1'));
