@@ -20,7 +20,7 @@ export interface ConnectionLimits {
   shedAfter: number;
   /**
    * Closes a connection to make room for a new one: an `idle` keep-alive quietly, an
-   * `unfinished` request with an answer that says why.
+   * `unfinished` one (no complete request yet) quietly or with an answer that says why.
    */
   shed(socket: Socket, phase: ConnectionPhase): void;
 }

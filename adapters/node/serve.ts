@@ -251,8 +251,10 @@ export const serve = async (options: ServeOptions): Promise<AnimalStoreServer> =
     exemptAddresses,
     shedAfter,
     shed: (socket, phase) => {
-      // An idle keep-alive owes nothing and is owed nothing: its client just connects again.
-      if (phase === 'idle') socket.destroy();
+      // A connection with no request on it (an idle keep-alive, one opened ahead of need, as
+      // browsers do) is closed quietly, as HTTP allows at any time: its client connects again.
+      // A 503 there could be taken for the answer to the request it sends next.
+      if (phase === 'idle' || socket.bytesRead === 0) socket.destroy();
       else answerClientError(Object.assign(new Error('closed to make room'), { code: SHED_CODE }), socket);
     },
   });

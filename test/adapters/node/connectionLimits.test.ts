@@ -122,6 +122,17 @@ describe('connection caps', () => {
     expectNoRoom(parseAnswers(await slowClosed).answers[0]);
   });
 
+  it('closes quietly, to make room, a connection that has sent nothing yet (as browsers open ahead of need)', async () => {
+    const running = await start({ maxConnections: 1, shedAfter: 1 });
+    const early = net.connect({ port: running.port, host: '127.0.0.1' });
+    sockets.push(early);
+    const earlyClosed = closedWith(early);
+    await new Promise((resolve) => early.once('connect', resolve));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await exchange(running.port, healthz, { answers: 1 })).answers[0]!.status).toBe(200);
+    expect(await earlyClosed).toBe('');
+  });
+
   it('answers 503 to a create whose body trickles when it is closed to make room, and stores nothing', async () => {
     const access: AccessLogEntry[] = [];
     const running = await start({ maxConnections: 1, shedAfter: 1, logger: { access: (entry) => access.push(entry) } });
