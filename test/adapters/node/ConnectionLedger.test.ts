@@ -107,10 +107,10 @@ describe('the connection ledger', () => {
     const step = fc.oneof(
       fc.record({ kind: fc.constant('open' as const), address: fc.integer({ min: 0, max: 3 }) }),
       fc.record({ kind: fc.constantFrom('rest' as const, 'close' as const, 'busy' as const), which: fc.nat() }),
-      fc.record({ kind: fc.constant('tick' as const), ms: fc.integer({ min: 0, max: 800 }) }),
+      fc.record({ kind: fc.constant('tick' as const), ms: fc.integer({ min: 0, max: 1_500 }) }),
     );
     fc.assert(
-      fc.property(fc.array(step, { maxLength: 200 }), (steps: Step[]) => {
+      fc.property(fc.array(step, { minLength: 50, maxLength: 200 }), (steps: Step[]) => {
         const limits = { maxConnections: 6, maxConnectionsPerAddress: 3, shedAfter: 1_000 };
         const phases = new Map<number, ConnectionPhase>();
         const ledger = new ConnectionLedger<number>(limits, (id) => phases.get(id) ?? 'unfinished');
@@ -126,6 +126,12 @@ describe('the connection ledger', () => {
             const oldest = (pool: typeof eligible) => Math.min(...pool.map(([, entry]) => entry.since));
             const addressFull = s.address !== 0 && [...open.values()].filter((entry) => entry.address === address).length >= 3;
             const admission = ledger.admit(id, address, s.address === 0, now);
+            // Refused exactly when a cap needs room and nothing may be closed to make it.
+            const fromAddress = eligible.filter(([, entry]) => entry.address === address);
+            const roomUnderAddress = !addressFull || fromAddress.length > 0;
+            const totalFull = open.size - (addressFull ? 1 : 0) >= limits.maxConnections;
+            const roomInTotal = !totalFull || eligible.length - (addressFull ? 1 : 0) > 0;
+            expect(admission.admitted).toBe(roomUnderAddress && roomInTotal);
             admission.shed.forEach((victim, position) => {
               // Each victim may be closed, and none that may be waited longer in its pool:
               // the address's own connections for the address's cap, everyone's for the total.
