@@ -69,6 +69,7 @@ const start = async (settings: ServeSettings, log: CliLog) => {
       port: settings.port,
       basePath: settings.basePath,
       ...settings.limits,
+      exemptAddresses: settings.exemptAddresses,
       ...(cursorSecret === undefined ? {} : { cursorSecret }),
       ...(settings.corsOrigins.length > 0 ? { cors: { origins: settings.corsOrigins } } : {}),
       ...(settings.rateLimit === undefined ? {} : { rateLimit: settings.rateLimit }),

@@ -10,6 +10,7 @@ export { createPrometheusMetrics, MissingMetricsLibraryError, type PrometheusMet
 export { findSwaggerUiAssets } from './node/findSwaggerUiAssets.js';
 export {
   type AnimalStoreServer,
+  DEFAULT_EXEMPT_ADDRESSES,
   nodeSha256,
   SERVE_LIMIT_DEFAULTS,
   type ServeLimit,

@@ -4,6 +4,7 @@
  * invalid. …" (or names the environment variable it came from). None of them is used for
  * a secret: commander's message repeats the value.
  */
+import { isIP } from 'node:net';
 import { InvalidArgumentError } from 'commander';
 import { quoteSchema } from '../../storage/postgres/schemaName.js';
 
@@ -75,3 +76,16 @@ export const collect = (value: string, previous: string[] | undefined): string[]
 
 /** Collects a repeatable origin flag's values, each checked. */
 export const collectOrigins = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), parseOrigin(value)];
+
+/** A comma-separated list of IP addresses, such as `127.0.0.1,::1`; `none` for an empty one. */
+export const parseAddressList = (text: string): string[] => {
+  if (text.trim() === 'none') return [];
+  const addresses = text.split(',').map((address) => address.trim());
+  const wrong = addresses.find((address) => isIP(address) === 0);
+  if (wrong !== undefined) {
+    throw new InvalidArgumentError(
+      `${JSON.stringify(wrong.slice(0, 60))} is not an IP address; write addresses such as 127.0.0.1,::1, or none.`,
+    );
+  }
+  return addresses;
+};

@@ -3,8 +3,17 @@ import { existsSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { parseApiKeyList } from '../../core/auth/apiKeys.js';
 import type { RateLimitOptions } from '../../core/http/createRateLimiter.js';
-import { SERVE_LIMIT_DEFAULTS, type ServeLimit } from '../node/serve.js';
-import { collect, collectOrigins, parseBasePath, parsePort, parseRateLimit, parseSchema, wholeNumber } from './optionParsers.js';
+import { DEFAULT_EXEMPT_ADDRESSES, SERVE_LIMIT_DEFAULTS, type ServeLimit } from '../node/serve.js';
+import {
+  collect,
+  collectOrigins,
+  parseAddressList,
+  parseBasePath,
+  parsePort,
+  parseRateLimit,
+  parseSchema,
+  wholeNumber,
+} from './optionParsers.js';
 import { UsageError } from './UsageError.js';
 
 /** Where the animals live. */
@@ -37,6 +46,8 @@ export interface ServeSettings {
   rateLimit: RateLimitOptions | undefined;
   idempotency: { required: boolean; keyLifetimeSeconds: number };
   limits: Record<ServeLimit, number>;
+  /** `--exempt-addresses`: client addresses the per-address connection cap does not apply to. */
+  exemptAddresses: string[];
   logFormat: 'text' | 'json';
   quiet: boolean;
   metrics: boolean;
@@ -77,6 +88,8 @@ interface ServeFlags {
   writeTimeout: number;
   maxConnections: number;
   maxConnectionsPerAddress: number;
+  exemptAddresses: string[];
+  shedAfter: number;
   maxPipelinedRequests: number;
   shutdownTimeout: number;
 }
@@ -87,12 +100,13 @@ const LIMIT_FLAGS: Array<[ServeLimit, string, string]> = [
   ['requestTimeout', '--request-timeout <MS>', 'milliseconds a client may take to send a whole request (then 408)'],
   ['keepAliveTimeout', '--keep-alive-timeout <MS>', 'milliseconds an idle keep-alive connection is kept'],
   ['writeTimeout', '--write-timeout <MS>', 'milliseconds unsent answers may stand still (a client not reading)'],
-  ['maxConnections', '--max-connections <N>', 'connections open at once; raise with the open-file limit (ulimit -n)'],
+  ['maxConnections', '--max-connections <N>', 'connections open at once; by default 7/8 of ulimit -n, at most 16384'],
   [
     'maxConnectionsPerAddress',
     '--max-connections-per-address <N>',
-    'connections from one client address (behind a proxy: = --max-connections)',
+    'connections from one client address not exempt (see --exempt-addresses)',
   ],
+  ['shedAfter', '--shed-after <MS>', 'milliseconds without a complete request before a connection may be closed to make room'],
   ['maxPipelinedRequests', '--max-pipelined-requests <N>', 'requests one connection may send ahead of its answers (then 429)'],
   ['shutdownTimeout', '--shutdown-timeout <MS>', 'milliseconds a stop waits for requests in flight'],
 ];
@@ -103,6 +117,7 @@ Environment:
   DATABASE_URL                  as --database; --data, FILE, --memory and --test-mode win over it
   ANIMAL_STORE_API_KEYS         accepted API keys, comma-separated (beside --api-key and --api-key-file)
   ANIMAL_STORE_CURSOR_SECRET    as --cursor-secret
+  ANIMAL_STORE_EXEMPT_ADDRESSES as --exempt-addresses
 
 With no key given, the server makes one for the run: it is printed on stderr and, with a
 data file, written (mode 0600) to api-key beside it, e.g. data/api-key.
@@ -170,10 +185,19 @@ export const addServeCommand = (program: Command): Command => {
       new Option('--idempotency-key-lifetime <SECONDS>', 'how long an Idempotency-Key is kept').argParser(wholeNumber(1)).default(86_400),
     );
 
-  serve.optionsGroup('Limits (see README, "Running it on a network"):');
+  serve.optionsGroup('Limits (see docs/bounds.md):');
   for (const [name, flags, description] of LIMIT_FLAGS) {
     serve.addOption(new Option(flags, description).argParser(wholeNumber(1)).default(SERVE_LIMIT_DEFAULTS[name]));
   }
+  serve.addOption(
+    new Option(
+      '--exempt-addresses <LIST>',
+      "client addresses, comma-separated, that --max-connections-per-address does not cap (a reverse proxy's); none for none",
+    )
+      .env('ANIMAL_STORE_EXEMPT_ADDRESSES')
+      .argParser(parseAddressList)
+      .default([...DEFAULT_EXEMPT_ADDRESSES], DEFAULT_EXEMPT_ADDRESSES.join(',')),
+  );
 
   serve.optionsGroup('Logs and metrics:');
   serve
@@ -302,6 +326,7 @@ export const readServeSettings = (command: Command, file: string | undefined, en
     rateLimit: flags.rateLimit,
     idempotency: { required: flags.requireIdempotencyKey ?? false, keyLifetimeSeconds: flags.idempotencyKeyLifetime },
     limits: Object.fromEntries(LIMIT_FLAGS.map(([name]) => [name, flags[name]])) as Record<ServeLimit, number>,
+    exemptAddresses: flags.exemptAddresses,
     logFormat: flags.logFormat,
     quiet: flags.quiet ?? false,
     metrics: flags.metrics ?? false,

@@ -18,6 +18,8 @@ export interface ConnectionState {
   last: { req: IncomingMessage; res: ServerResponse } | undefined;
   /** Called once, the next time `waiting` falls to 0. */
   whenAnswered: (() => void) | undefined;
+  /** Called every time `waiting` falls to 0: the connection caps learn that it rests. */
+  rested: (() => void) | undefined;
 }
 
 const states = new WeakMap<Socket, ConnectionState>();
@@ -26,7 +28,7 @@ const states = new WeakMap<Socket, ConnectionState>();
 export const connectionState = (socket: Socket): ConnectionState => {
   let state = states.get(socket);
   if (state === undefined) {
-    state = { waiting: 0, refused: false, dropped: 0, last: undefined, whenAnswered: undefined };
+    state = { waiting: 0, refused: false, dropped: 0, last: undefined, whenAnswered: undefined, rested: undefined };
     states.set(socket, state);
   }
   return state;
@@ -41,7 +43,9 @@ export const trackAnswer = (state: ConnectionState, req: IncomingMessage, res: S
     if (settled) return;
     settled = true;
     state.waiting--;
-    if (state.waiting === 0 && state.whenAnswered) {
+    if (state.waiting !== 0) return;
+    state.rested?.();
+    if (state.whenAnswered) {
       const then = state.whenAnswered;
       state.whenAnswered = undefined;
       then();

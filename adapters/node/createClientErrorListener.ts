@@ -1,9 +1,11 @@
 /**
  * @module Answers what `node:http` refuses itself (a malformed request line or body framing,
- * headers too large, a client too slow) with an Error body instead of Node's empty one.
+ * headers too large, a client too slow) with an Error body instead of Node's empty one; and
+ * a connection closed to make room for another (`SHED_CODE`).
  */
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
+import { SHED_CODE, TOO_MANY_CONNECTIONS } from './connectionRefusal.js';
 import { connectionState } from './connectionState.js';
 import { type ErrorAnswer, rawErrorAnswer, writeErrorAnswer } from './ErrorAnswer.js';
 
@@ -24,6 +26,8 @@ export const clientErrorAnswer = (code: string | undefined): ErrorAnswer | undef
       };
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
       return { status: 413, code: 'payload_too_large', message: 'The chunk extensions of the request body are too large.' };
+    case SHED_CODE:
+      return TOO_MANY_CONNECTIONS;
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return {
         status: 408,

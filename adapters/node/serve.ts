@@ -4,31 +4,50 @@
  */
 import { hash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, isIP } from 'node:net';
 import { Response as ServerResponse } from '@whatwg-node/fetch';
 import { type AccessLogEntry, createPetService, type PetService, type PetServiceOptions, type Sha256 } from '../../core/index.js';
 import { closeStalledConnections } from './closeStalledConnections.js';
+import { SHED_CODE } from './connectionRefusal.js';
 import { createClientErrorListener } from './createClientErrorListener.js';
 import { createMetricsRoute, METRICS_PATH } from './createMetricsRoute.js';
 import type { PrometheusMetrics } from './createPrometheusMetrics.js';
 import { createRequestListener, logPath } from './createRequestListener.js';
+import { defaultMaxConnections } from './defaultMaxConnections.js';
 import { findSwaggerUiAssets } from './findSwaggerUiAssets.js';
 import { limitConnections } from './limitConnections.js';
 
-/** The standalone server's limits and their defaults (see `ServeOptions`): one source for `serve()`, the CLI and its help. */
-export const SERVE_LIMIT_DEFAULTS = {
+/**
+ * The standalone server's limits and their defaults (see `ServeOptions`): one source for
+ * `serve()`, the CLI and its help. `maxConnections` follows this process's open-file limit,
+ * read once, at start.
+ */
+export const SERVE_LIMIT_DEFAULTS: Readonly<Record<ServeLimit, number>> = {
   headersTimeout: 10_000,
   requestTimeout: 30_000,
   keepAliveTimeout: 5_000,
   writeTimeout: 10_000,
-  maxConnections: 900,
+  maxConnections: defaultMaxConnections(),
   maxConnectionsPerAddress: 128,
+  shedAfter: 1_000,
   maxPipelinedRequests: 16,
   shutdownTimeout: 10_000,
-} as const;
+};
+
+/** The client addresses exempt from the per-address cap by default: the machine's own, where a local reverse proxy and local clients connect from. */
+export const DEFAULT_EXEMPT_ADDRESSES: readonly string[] = ['127.0.0.1', '::1'];
 
 /** One of the standalone server's limits. */
-export type ServeLimit = keyof typeof SERVE_LIMIT_DEFAULTS;
+export type ServeLimit =
+  | 'headersTimeout'
+  | 'requestTimeout'
+  | 'keepAliveTimeout'
+  | 'writeTimeout'
+  | 'maxConnections'
+  | 'maxConnectionsPerAddress'
+  | 'shedAfter'
+  | 'maxPipelinedRequests'
+  | 'shutdownTimeout';
 
 /** How to run the standalone server: the service's options plus where to listen. */
 export interface ServeOptions extends PetServiceOptions {
@@ -48,17 +67,32 @@ export interface ServeOptions extends PetServiceOptions {
    */
   writeTimeout?: number;
   /**
-   * Connections open at once, from all clients; more are closed as soon as they are accepted.
-   * 900 by default, which leaves room for the storage's files within the usual limit of
-   * 1,024 open files (`ulimit -n`): raise the two together.
+   * Connections open at once, from all clients. When a new one would pass it, the connection
+   * that has gone longest without a complete request (an idle keep-alive, a slow client) is
+   * closed to make room; when none may be, the new one is answered 503 `service_unavailable`
+   * with `Retry-After` and closed. By default seven eighths of the open-file limit
+   * (`ulimit -n`; 896 of the usual 1,024), at most 16,384: raise the two together.
    */
   maxConnections?: number;
   /**
-   * Connections open at once from one client address (an IPv6 /64 counts as one address);
-   * more are closed as soon as they are accepted. 128 by default. Behind a reverse proxy every
-   * connection comes from the proxy's address: set it to `maxConnections` there.
+   * Connections open at once from one client address that is not exempt (an IPv6 /64 counts
+   * as one address); room is made and refusals answered as for `maxConnections`, among that
+   * address's own connections. 128 by default.
    */
   maxConnectionsPerAddress?: number;
+  /**
+   * Client addresses `maxConnectionsPerAddress` does not apply to: `127.0.0.1` and `::1` by
+   * default, so local clients and a reverse proxy on the same machine share the total cap
+   * only. Behind a proxy on another machine, name its address; `[]` caps every address.
+   */
+  exemptAddresses?: readonly string[];
+  /**
+   * Milliseconds a connection must have gone without a complete request (since it opened, or
+   * since its last answer) before it may be closed to make room under a cap; 1 s by default.
+   * Younger ones are sending their request: closing them would cut it, so a newcomer is
+   * refused instead.
+   */
+  shedAfter?: number;
   /**
    * Requests one connection may send ahead of their answers (HTTP/1.1 pipelining). The next
    * one is answered 429 `rate_limited` with `Retry-After`, after the answers already owed,
@@ -115,8 +149,10 @@ export const serve = async (options: ServeOptions): Promise<AnimalStoreServer> =
     writeTimeout = SERVE_LIMIT_DEFAULTS.writeTimeout,
     maxConnections = SERVE_LIMIT_DEFAULTS.maxConnections,
     maxConnectionsPerAddress = SERVE_LIMIT_DEFAULTS.maxConnectionsPerAddress,
+    shedAfter = SERVE_LIMIT_DEFAULTS.shedAfter,
     maxPipelinedRequests = SERVE_LIMIT_DEFAULTS.maxPipelinedRequests,
     shutdownTimeout = SERVE_LIMIT_DEFAULTS.shutdownTimeout,
+    exemptAddresses = DEFAULT_EXEMPT_ADDRESSES,
     metrics,
     intercept,
   } = options;
@@ -127,12 +163,17 @@ export const serve = async (options: ServeOptions): Promise<AnimalStoreServer> =
     writeTimeout,
     maxConnections,
     maxConnectionsPerAddress,
+    shedAfter,
     maxPipelinedRequests,
   };
   for (const [name, value] of Object.entries(limits)) {
     // A zero or a typo must not start a server that refuses everyone or never times out.
     if (!Number.isSafeInteger(value) || value < 1)
       throw new TypeError(`serve(): ${name} must be a positive whole number, not ${String(value)}.`);
+  }
+  const notAnAddress = exemptAddresses.find((address) => isIP(address) === 0);
+  if (notAnAddress !== undefined) {
+    throw new TypeError(`serve(): exemptAddresses holds ${JSON.stringify(notAnAddress)}, which is not an IP address.`);
   }
   const access = options.logger?.access;
   const reportError = options.logger?.error ?? ((message: string, error: unknown) => console.error(message, error));
@@ -199,14 +240,28 @@ export const serve = async (options: ServeOptions): Promise<AnimalStoreServer> =
     requestListener,
   );
   // What node:http refuses before there is a request is answered with an Error body too.
-  server.on(
-    'clientError',
-    createClientErrorListener((answer, req) => logAnswer(req?.method ?? '-', req ? logPath(req.url) : '-', answer.status)),
+  const answerClientError = createClientErrorListener((answer, req) =>
+    logAnswer(req?.method ?? '-', req ? logPath(req.url) : '-', answer.status),
   );
+  server.on('clientError', answerClientError);
+  // Before any other connection listener: they are to see only the connections admitted.
+  limitConnections(server, {
+    maxConnections,
+    maxConnectionsPerAddress,
+    exemptAddresses,
+    shedAfter,
+    shed: (socket, phase) => {
+      // A connection with no request on it (an idle keep-alive, one opened ahead of need, as
+      // browsers do) is closed quietly, as HTTP allows at any time: its client connects again.
+      // A 503 there could be taken for the answer to the request it sends next.
+      if (phase === 'idle' || socket.bytesRead === 0) socket.destroy();
+      else answerClientError(Object.assign(new Error('closed to make room'), { code: SHED_CODE }), socket);
+    },
+  });
+
   // An expectation other than 100-continue is served as if absent (RFC 9110 §10.1.1 allows
   // it), instead of Node's 417 with an empty body.
   server.on('checkExpectation', requestListener);
-  limitConnections(server, { maxConnections, maxConnectionsPerAddress });
   closeStalledConnections(server, writeTimeout);
 
   await new Promise<void>((resolve, reject) => {

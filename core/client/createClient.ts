@@ -29,9 +29,10 @@ export interface ClientOptions {
   /** Aborts every call of this client, in flight or later. */
   signal?: AbortSignal;
   /**
-   * Tries again after failures that may pass (no answer, a timeout, 502, 503, 504, 429 within
-   * the wait allowed, 409 while the same create is in flight); `false` tries once. Creates
-   * are retried with the same Idempotency-Key, so a retry never stores a second animal.
+   * Tries again after failures that may pass (no answer: a connection refused, reset or
+   * closed before any answer; a timeout; 502, 503, 504, 429 within the wait allowed; 409
+   * while the same create is in flight); `false` tries once. Creates are retried with the
+   * same Idempotency-Key, so a retry never stores a second animal.
    */
   retry?: RetryOptions | false;
   /**
@@ -122,12 +123,26 @@ const signalOfTry = (signals: (AbortSignal | undefined)[], timeout: number): { s
   return { signal: AbortSignal.any([...signals.filter((signal) => signal !== undefined), timedOut]), timedOut };
 };
 
+/**
+ * Why a fetch failed, in words: fetch's own message is only "fetch failed", the reason (a
+ * reset, a connection closed before any answer) is its cause's.
+ */
+const reasonOf = (error: unknown): string => {
+  if (!(error instanceof Error)) return String(error);
+  const { cause } = error as Error & { cause?: unknown };
+  if (!(cause instanceof Error)) return error.message;
+  const code = (cause as Error & { code?: unknown }).code;
+  return `${error.message} (${typeof code === 'string' ? `${code}: ` : ''}${cause.message})`;
+};
+
 /** What one try ended with, when it did not end with a response. */
 const tryFailure = (url: string, cause: unknown, timedOut: boolean, aborted: boolean): AnimalStoreClientError => {
   if (aborted) return new AnimalStoreClientError({ code: 'aborted', status: 0, message: `The call to ${url} was aborted.` }, { cause });
   if (timedOut) return new AnimalStoreClientError({ code: 'timeout', status: 0, message: `${url} did not answer in time.` }, { cause });
-  const reason = cause instanceof Error ? cause.message : String(cause);
-  return new AnimalStoreClientError({ code: 'network_error', status: 0, message: `Could not reach ${url}: ${reason}.` }, { cause });
+  return new AnimalStoreClientError(
+    { code: 'network_error', status: 0, message: `Could not reach ${url}: ${reasonOf(cause)}.` },
+    { cause },
+  );
 };
 
 /**

@@ -17,6 +17,7 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   internal_error: 500,
   storage_unavailable: 503,
+  service_unavailable: 503,
 } as const;
 
 /** A machine-readable error code. */

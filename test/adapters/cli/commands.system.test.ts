@@ -223,8 +223,8 @@ describe('animal-store request and limit flags', () => {
     expect(cli.stderr()).toMatch(/^animal-store: option '--rate-limit <LIMIT\/SECONDS>' argument 'lots' is invalid/);
   });
 
-  it('--max-connections 1 closes a second connection while the first is open', async () => {
-    const cli = await startCli(['--memory', '--port', '0', '--api-key', KEY, '--quiet', '--max-connections', '1']);
+  it('--max-connections 1 answers a second connection 503 while the first is open and may not be closed', async () => {
+    const cli = await startCli(['--memory', '--port', '0', '--api-key', KEY, '--quiet', '--max-connections', '1', '--shed-after', '60000']);
     const { port } = new URL(cli.url);
     const first = connect(Number(port), '127.0.0.1');
     await new Promise((resolve) => first.once('connect', resolve));
@@ -232,10 +232,11 @@ describe('animal-store request and limit flags', () => {
     second.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
     let received = '';
     second.on('data', (chunk) => (received += chunk.toString()));
-    // Closed at once, in order or by a reset: either way, unanswered.
     second.on('error', () => {});
     await new Promise((resolve) => second.once('close', resolve));
-    expect(received).toBe('');
+    expect(received).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
+    expect(received).toMatch(/\r\nretry-after: 1\r\n/);
+    expect(received).toContain('"code":"service_unavailable"');
     first.destroy();
   });
 });

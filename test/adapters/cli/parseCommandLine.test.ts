@@ -5,7 +5,7 @@ import { UsageError } from '../../../adapters/cli/UsageError.js';
 import { SERVE_LIMIT_DEFAULTS } from '../../../adapters/node/serve.js';
 
 // The machine's own variables must not decide what a test reads.
-const VARIABLES = ['PORT', 'DATABASE_URL', 'ANIMAL_STORE_API_KEYS', 'ANIMAL_STORE_CURSOR_SECRET'];
+const VARIABLES = ['PORT', 'DATABASE_URL', 'ANIMAL_STORE_API_KEYS', 'ANIMAL_STORE_CURSOR_SECRET', 'ANIMAL_STORE_EXEMPT_ADDRESSES'];
 beforeEach(() => {
   for (const name of VARIABLES) vi.stubEnv(name, undefined);
 });
@@ -43,6 +43,7 @@ describe('animal-store command line: serve', () => {
       rateLimit: undefined,
       idempotency: { required: false, keyLifetimeSeconds: 86_400 },
       limits: SERVE_LIMIT_DEFAULTS,
+      exemptAddresses: ['127.0.0.1', '::1'],
       logFormat: 'text',
       quiet: false,
       metrics: false,
@@ -102,6 +103,10 @@ describe('animal-store command line: serve', () => {
       '100',
       '--max-connections-per-address',
       '10',
+      '--shed-after',
+      '500',
+      '--exempt-addresses',
+      '10.0.0.5, ::1',
       '--max-pipelined-requests',
       '4',
       '--shutdown-timeout',
@@ -136,15 +141,23 @@ describe('animal-store command line: serve', () => {
         writeTimeout: 5000,
         maxConnections: 100,
         maxConnectionsPerAddress: 10,
+        shedAfter: 500,
         maxPipelinedRequests: 4,
         shutdownTimeout: 6000,
       },
+      exemptAddresses: ['10.0.0.5', '::1'],
       logFormat: 'json',
       quiet: true,
       metrics: true,
       testMode: false,
       delay: 0,
     });
+  });
+
+  it('takes the addresses exempt from the per-address cap from ANIMAL_STORE_EXEMPT_ADDRESSES; none exempts none', () => {
+    vi.stubEnv('ANIMAL_STORE_EXEMPT_ADDRESSES', '192.0.2.10');
+    expect(settingsOf([]).exemptAddresses).toEqual(['192.0.2.10']);
+    expect(settingsOf(['--exempt-addresses', 'none']).exemptAddresses).toEqual([]);
   });
 
   it('takes the port from PORT when no --port is given; an empty variable counts as unset', () => {
@@ -209,6 +222,7 @@ describe('animal-store command line: serve', () => {
     [['--rate-limit', '600/x'], /--rate-limit/],
     [['--log-format', 'xml'], /--log-format.*text, json/],
     [['--max-connections', '0'], /--max-connections/],
+    [['--exempt-addresses', 'localhost'], /--exempt-addresses.*"localhost" is not an IP address/],
     [['--headers-timeout', '1.5'], /--headers-timeout/],
     [['--idempotency-key-lifetime', '-1'], /--idempotency-key-lifetime/],
     [['--schema', 'Bad-Name', '--database', 'postgres://h/d'], /schema/],

@@ -8,9 +8,11 @@
  *   `reopenPerSecond` at most (0: never), so the pressure lasts at a steady rate.
  * - `mode: "trickle"`: each connection sends a POST head announcing a body, then one byte of
  *   the body a second, as slowly as a server lets it.
+ * - `mode: "headers"`: each connection sends a request head one byte a second (slowloris).
+ *   Connections the server closes are opened again, as with `pipeline`.
  *
  * Connections come from `localAddress` (another loopback address, such as 127.0.0.2, is
- * another client address to the server). Prints `ready` once every connection has been
+ * another client address to the server), or in turn from each of `localAddresses`. Prints `ready` once every connection has been
  * tried, `open N closed M` every half second (what it has open, and how many of its
  * connections the server has closed), and `stats JSON` when sent SIGTERM.
  */
@@ -18,16 +20,19 @@ import net from 'node:net';
 
 /** What the hostile clients do: pipeline GETs without reading, or trickle a body. */
 export interface HostileSettings {
-  mode: 'pipeline' | 'trickle';
+  mode: 'pipeline' | 'trickle' | 'headers';
   port: number;
   connections: number;
   localAddress?: string;
+  localAddresses?: string[];
   path?: string;
   reopenPerSecond?: number;
 }
 
 const settings = JSON.parse(process.env.ANIMAL_STORE_HOSTILE ?? '{}') as HostileSettings;
 const { mode, port, connections, localAddress = '127.0.0.1', path = '/healthz', reopenPerSecond = 0 } = settings;
+const localAddresses = settings.localAddresses ?? [localAddress];
+let turn = 0;
 const stats = { opened: 0, refused: 0, closedByServer: 0, bytesWritten: 0 };
 const open = new Set<net.Socket>();
 let stopping = false;
@@ -37,7 +42,7 @@ const pipelined = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: victim\r\n\r\n`.rep
 
 const connect = (): Promise<void> =>
   new Promise((resolve) => {
-    const socket = net.connect({ port, host: '127.0.0.1', localAddress });
+    const socket = net.connect({ port, host: '127.0.0.1', localAddress: localAddresses[turn++ % localAddresses.length] });
     socket.pause(); // never read an answer
     socket.on('error', () => {});
     let connected = false;
@@ -57,6 +62,10 @@ const connect = (): Promise<void> =>
         };
         socket.on('drain', pump);
         pump();
+      } else if (mode === 'headers') {
+        const head = `GET ${path} HTTP/1.1\r\nHost: victim\r\n${'X-Slow: x\r\n'.repeat(1_000)}\r\n`;
+        let sent = 0;
+        trickle = setInterval(() => socket.write(head[sent++ % head.length]!), 1_000);
       } else {
         socket.write('POST /v1/pets HTTP/1.1\r\nHost: victim\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n');
         trickle = setInterval(() => socket.write('{'), 1_000);
@@ -71,7 +80,7 @@ const connect = (): Promise<void> =>
         return;
       }
       stats.closedByServer++;
-      if (mode === 'pipeline') toReopen++;
+      if (mode !== 'trickle') toReopen++;
     });
   });
 

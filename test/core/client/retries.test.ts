@@ -14,11 +14,16 @@ const flakyService = () => {
   const sent: Request[] = [];
   const answers: number[] = [];
   /** What the next tries do instead of answering normally, in order. */
-  const faults: Array<'refuse' | 'lose-answer' | 'hang' | { status: number; retryAfter?: string }> = [];
+  const faults: Array<'refuse' | 'reset' | 'closed' | 'lose-answer' | 'hang' | { status: number; retryAfter?: string }> = [];
   const fetch = async (request: Request): Promise<Response> => {
     sent.push(request.clone());
     const fault = faults.shift();
     if (fault === 'refuse') throw new TypeError('fetch failed: connect ECONNREFUSED');
+    // As Node's fetch reports a connection the server reset, or closed, before answering.
+    if (fault === 'reset')
+      throw new TypeError('fetch failed', { cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }) });
+    if (fault === 'closed')
+      throw new TypeError('fetch failed', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
     if (fault === 'hang') return new Promise<Response>(() => {});
     if (typeof fault === 'object') {
       answers.push(fault.status);
@@ -64,6 +69,27 @@ describe('the client on a flaky network', () => {
     expect((await client.createPet({ name: 'Rex', categoryId: 1 })).id).toBe(1);
     expect(flaky.sent).toHaveLength(4);
     expect(await flaky.listAll()).toHaveLength(1);
+  });
+
+  it('retries a connection reset or closed before any answer like a 503, the create stored once', async () => {
+    const flaky = flakyService();
+    const client = createClient({ baseUrl: BASE, apiKey: KEY, fetch: flaky.fetch, retry: fast });
+    flaky.faults.push('reset', 'closed');
+    expect((await client.createPet({ name: 'Rex', categoryId: 1 })).id).toBe(1);
+    expect(flaky.sent).toHaveLength(3);
+    expect(new Set(flaky.sent.map((request) => request.headers.get('idempotency-key'))).size).toBe(1);
+    expect(await flaky.listAll()).toHaveLength(1);
+  });
+
+  it('names the reason of a connection that failed every try', async () => {
+    const flaky = flakyService();
+    const client = createClient({ baseUrl: BASE, apiKey: KEY, fetch: flaky.fetch, retry: { attempts: 2, baseDelay: 1 } });
+    flaky.faults.push('reset', 'closed');
+    await expect(client.listPets()).rejects.toMatchObject({
+      code: 'network_error',
+      status: 0,
+      message: `Could not reach ${BASE}/pets: fetch failed (UND_ERR_SOCKET: other side closed).`,
+    });
   });
 
   it('gives up after its tries with the last failure, and does not retry what will not pass', async () => {
