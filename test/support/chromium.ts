@@ -16,7 +16,9 @@ export const CHROMIUM = '/usr/bin/chromium';
  */
 export const launchChromium = async (what: string): Promise<Browser> => {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium; npm test does when run as root on Debian) to test ${what}.`);
+    throw new Error(
+      `${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium; npm test does when run as root on Debian) to test ${what}.`,
+    );
   }
   return chromium.launch({
     executablePath: CHROMIUM,
