@@ -114,18 +114,25 @@ describe('the packed tarball', () => {
     expect(await findings(attw, [tarball, '--format', 'ascii'], work)).toBe('');
   });
 
+  // Every module setting the README names, with TypeScript's defaults otherwise: no
+  // esModuleInterop, and the package's own declarations checked too (skipLibCheck off).
   const typeChecks: Array<{ kind: Kind; name: string; options: string[] }> = [
-    { kind: 'esm', name: 'an ES module program (module nodenext)', options: [] },
+    { kind: 'esm', name: 'an ES module program (module nodenext)', options: ['--skipLibCheck', 'false'] },
     {
       kind: 'esm',
-      name: 'a bundled program (moduleResolution bundler)',
-      options: ['--module', 'preserve', '--moduleResolution', 'bundler'],
+      name: 'a bundled program (module preserve, moduleResolution bundler)',
+      options: ['--module', 'preserve', '--moduleResolution', 'bundler', '--skipLibCheck', 'false'],
     },
     { kind: 'cjs', name: 'a CommonJS program (.cts, module node16)', options: [] },
     {
       kind: 'cjs',
       name: 'a CommonJS program (.cts, module nodenext)',
       options: ['--module', 'nodenext', '--moduleResolution', 'nodenext'],
+    },
+    {
+      kind: 'cjs',
+      name: 'a CommonJS program (.cts, module commonjs, no esModuleInterop)',
+      options: ['--module', 'commonjs', '--moduleResolution', 'node10'],
     },
   ];
   for (const { kind, name, options } of typeChecks) {
