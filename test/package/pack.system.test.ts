@@ -6,7 +6,7 @@
  * registry, cached outside the repository, never a dependency: its `node` bin would shadow
  * the system one in scripts).
  */
-import { execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { cp, readFile } from 'node:fs/promises';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +39,23 @@ const findings = (program: string, args: string[], cwd: string): Promise<string>
     (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? String(error)}`.trim() || String(error),
   );
 
+/** Resolves with the URL a starting server prints (`listening on URL`); rejects with its output if it ends first or takes 15 s. */
+const listeningUrl = (child: ChildProcess) =>
+  new Promise<string>((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`no "listening on" line within 15 s:\n${output}`)), 15_000);
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      const match = /listening on (\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.once('close', (code) => reject(new Error(`exited with ${code} before listening:\n${output}`)));
+  });
+
 /** A temp project of the given kind (from fixture/<kind>) with the tarball and Express installed. */
 const installProject = async (kind: Kind): Promise<string> => {
   const project = join(work, kind);
@@ -69,7 +86,7 @@ beforeAll(async () => {
 }, 240_000);
 
 describe('the packed tarball', () => {
-  it('holds compiled JavaScript, types, docs, the architecture page and licence, with no TypeScript source, tests or examples', () => {
+  it('holds compiled JavaScript, types, docs, the examples, the architecture page and licence, with no TypeScript source or tests', () => {
     expect(packedFiles).toContain('dist/adapters/cli.js');
     expect(packedFiles).toContain('dist/adapters/index.d.ts');
     expect(packedFiles).toContain('dist/adapters/index.cjs');
@@ -80,6 +97,8 @@ describe('the packed tarball', () => {
           file === 'package.json' ||
           /^(README|LICENSE|ARCHITECTURE)/i.test(file) ||
           /^docs\/.+\.(md|png|svg)$/.test(file) ||
+          // The examples are what the README leads to: complete programs, readable and runnable from node_modules.
+          file.startsWith('examples/') ||
           (file.startsWith('dist/') && /\.(js|cjs|d\.ts|d\.cts)$/.test(file))
         ),
     );
@@ -142,6 +161,35 @@ describe('the packed tarball', () => {
       // A whole type check of the packed declarations: seconds alone, more on a busy machine.
     }, 90_000);
   }
+
+  it('npx animal-store: SIGTERM or SIGINT to npx stops the server, freeing its port and its data file for the next start', async () => {
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      const args = ['animal-store', '--port', '0', '--data', 'npx.json', '--api-key', 'package-test-key-0001'];
+      const first = spawn('npx', args, { cwd: projects.esm, stdio: ['ignore', 'pipe', 'pipe'] });
+      const url = await listeningUrl(first);
+      const port = new URL(url).port;
+      first.kill(signal);
+      await new Promise((resolve) => first.once('close', resolve));
+      // The server itself (npx's grandchild, behind sh -c) must be gone too, within a second or so.
+      const deadline = Date.now() + 10_000;
+      while (
+        await fetch(`${url}/pets`).then(
+          () => true,
+          () => false,
+        )
+      ) {
+        expect(Date.now(), `the server on port ${port} still answers after ${signal} to npx`).toBeLessThan(deadline);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const again = spawn('npx', [...args.slice(0, 2), port, ...args.slice(3)], { cwd: projects.esm, stdio: ['ignore', 'pipe', 'pipe'] });
+      try {
+        expect(await listeningUrl(again)).toBe(url);
+      } finally {
+        again.kill('SIGTERM');
+        await new Promise((resolve) => again.once('close', resolve));
+      }
+    }
+  }, 60_000);
 
   for (const index of [0, 1]) {
     describe(index === 0 ? 'on Node 20' : 'on Node 24', () => {
