@@ -13,9 +13,9 @@
  *
  * The convention a block must keep (also in docs/contributing.md):
  * - A block that ends by itself must end with exit code 0 within 60 s.
- * - A block that serves (it is still running 5 s after it started) passes if it has not
- *   failed by then: the harness stops it with SIGTERM to its whole process group (SIGKILL
- *   5 s later) and frees its port. It must not print `Error` on stderr meanwhile.
+ * - A block that serves prints `listening on URL` (the CLI does; a program prints it once
+ *   `serve()` resolves) within 60 s. A second later the harness stops it with SIGTERM to its
+ *   whole process group (SIGKILL 5 s later). It must not print `Error` on stderr meanwhile.
  * - A block runs alone in an empty folder: it makes what it needs (a key file, a seed file).
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
@@ -33,9 +33,10 @@ const run = promisify(execFile);
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const blocks = findRunnableBlocks(repo);
 
-/** How long a block that ends by itself may take, and how long a server must stay up. */
+/** How long a block may take to end or to listen, and how long a listening one is left running. */
 const END_WITHIN_MS = 60_000;
-const SERVER_AFTER_MS = 5_000;
+const SERVE_FOR_MS = 1_000;
+const LISTENING = /listening on \S+/;
 
 /** How each language's file is named and run. */
 const RUNNERS: Record<string, { file: string; command: (file: string) => [string, string[]] }> = {
@@ -73,22 +74,30 @@ const runBlock = (folder: string, language: string, env: NodeJS.ProcessEnv) =>
     const child: ChildProcess = spawn(command, args, { cwd: folder, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-      stderr += chunk;
-    });
     let ending: 'exited' | 'served' = 'exited';
+    let serving: NodeJS.Timeout | undefined;
     const stopGroup = (signal: NodeJS.Signals) => {
       try {
         process.kill(-child.pid!, signal);
       } catch {}
     };
-    const serving = setTimeout(() => {
-      ending = 'served';
-      stopGroup('SIGTERM');
-      setTimeout(() => stopGroup('SIGKILL'), 5_000).unref();
-    }, SERVER_AFTER_MS);
+    const look = () => {
+      if (serving !== undefined || !LISTENING.test(output)) return;
+      serving = setTimeout(() => {
+        ending = 'served';
+        stopGroup('SIGTERM');
+        setTimeout(() => stopGroup('SIGKILL'), 5_000).unref();
+      }, SERVE_FOR_MS);
+    };
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      look();
+    });
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      stderr += chunk;
+      look();
+    });
     const tooLong = setTimeout(() => stopGroup('SIGKILL'), END_WITHIN_MS);
     child.once('error', reject);
     child.once('close', (code) => {
