@@ -33,7 +33,8 @@ if (missing.length > 0) {
     say(`npm test: the tests need ${names(missing)}; install ${missing.length === 1 ? 'it' : 'them'} first: ${command}`);
     process.exit(1);
   }
-  say(`npm test: installing ${missing.map((tool) => tool.debianPackage).join(', ')} from Debian: ${names(missing)}`);
+  const packagesFor = missing.map((tool) => `${tool.debianPackage} (for ${tool.why})`).join(', ');
+  say(`npm test: installing what the tests need from Debian with apt-get: ${packagesFor}`);
   const packages = missing.map((tool) => tool.debianPackage);
   if (!aptGet(['update']) || !aptGet(['install', '-y', '--no-install-recommends', ...packages])) {
     say(`npm test: installing failed (above); run it yourself, then npm test again: ${command}`);
