@@ -56,7 +56,9 @@ export const toSeedPets = (seed: unknown, source = 'The seed'): Pet[] => {
       const pet = validate(NewPet, entry, { what: `${source} at [${position}]`, knownKeys: NEW_PET_FIELDS, ...where });
       return { id: position + 1, ...pet };
     }
-    const pet = validate(Pet, entry, { what: `${source} at [${position}]`, knownKeys: Pet.entries, ...where });
+    // As in a create, a missing status is `available` (json-server files often have none).
+    const withStatus = typeof entry === 'object' && entry !== null && !('status' in entry) ? { ...entry, status: 'available' } : entry;
+    const pet = validate(Pet, withStatus, { what: `${source} at [${position}]`, knownKeys: Pet.entries, ...where });
     const previous = seed[position - 1] as Pet | undefined;
     if (previous && pet.id <= previous.id) {
       throw invalid(source, `[${position}].id`, `is ${pet.id}, not above the id ${previous.id} before it; ids must ascend`);

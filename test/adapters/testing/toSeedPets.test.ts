@@ -8,6 +8,12 @@ describe('seed data', () => {
     expect(toSeedPets(db)).toEqual([{ id: 2, name: 'Rex', categoryId: 1, status: 'sold' }]);
   });
 
+  it('gives an animal with an id but no status the status available, as a create would', () => {
+    expect(toSeedPets({ pets: [{ id: 7, name: 'Rex', categoryId: 1 }] })).toEqual([
+      { id: 7, name: 'Rex', categoryId: 1, status: 'available' },
+    ]);
+  });
+
   it('reads a plain array of new animals, giving ids 1, 2, 3', () => {
     expect(
       toSeedPets([
