@@ -13,11 +13,14 @@ import { collectKeys } from './cli/collectKeys.js';
 import type { CopySettings } from './cli/copyCommand.js';
 import { type CliLog, createCliLog } from './cli/createCliLog.js';
 import { createTestControl } from './cli/createTestControl.js';
+import { importPets, readAnimalList } from './cli/importPets.js';
 import { openStorage } from './cli/openStorage.js';
 import { parseCommandLine } from './cli/parseCommandLine.js';
 import { readCursorSecret } from './cli/readCursorSecret.js';
 import type { ServeSettings } from './cli/serveCommand.js';
+import { startFailure } from './cli/startFailure.js';
 import { UsageError } from './cli/UsageError.js';
+import { watchParent } from './cli/watchParent.js';
 import { writeKeyFile } from './cli/writeKeyFile.js';
 import { createPrometheusMetrics } from './node/createPrometheusMetrics.js';
 import { nodeSha256, serve } from './node/serve.js';
@@ -32,14 +35,6 @@ const err = (line: string) => process.stderr.write(`${line}\n`);
 const USAGE_LINES = {
   serve: 'Usage: animal-store serve [options] [FILE]   (animal-store --help lists every option)',
   copy: 'Usage: animal-store copy --from PLACE --to PLACE [--replace] [--schema NAME]',
-};
-
-/** Why the server could not start, in one line an operator can act on. */
-const startFailure = (error: unknown, { host, port }: ServeSettings): string => {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EADDRINUSE') return `port ${port} on ${host} is already in use; choose another with --port (0 picks a free one)`;
-  if (code === 'EADDRNOTAVAIL') return `cannot listen on ${host}: no such address on this machine`;
-  return reasonOf(error);
 };
 
 /**
@@ -74,8 +69,8 @@ const start = async (settings: ServeSettings, log: CliLog) => {
       ...(settings.corsOrigins.length > 0 ? { cors: { origins: settings.corsOrigins } } : {}),
       ...(settings.rateLimit === undefined ? {} : { rateLimit: settings.rateLimit }),
       idempotency: settings.idempotency,
-      // JSON lines carry the request id; the answer's X-Request-Id lets a client quote it.
-      requestIds: settings.logFormat === 'json',
+      // Every answer carries X-Request-Id, so a client can quote it; JSON access lines name it too.
+      requestIds: true,
       ...(metrics === undefined ? {} : { metrics }),
       ...(testCatalogue === undefined
         ? {}
@@ -124,13 +119,14 @@ const run = async (settings: ServeSettings) => {
   log.info(`listening on ${server.url}`, { url: server.url });
 
   let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
+  /** Stops for `why`: a signal's name, or the parent's end. */
+  const stop = (why: string) => {
     if (stopping) {
-      log.error(`${signal} again: exiting without waiting`);
+      log.error(`${why} again: exiting without waiting`);
       process.exit(1);
     }
     stopping = true;
-    if (!settings.quiet) log.info(`${signal}: finishing in-flight requests, then stopping`);
+    if (!settings.quiet) log.info(`${why}: finishing in-flight requests, then stopping`);
     server.close().then(
       () => process.exit(0),
       (error: unknown) => {
@@ -141,11 +137,20 @@ const run = async (settings: ServeSettings) => {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  // Started by npm (npx, npm exec, npm start): stopping npm stops the server, even where the
+  // signal never reaches it (npx runs the bin through a shell that does not pass it on).
+  if (process.env.npm_command !== undefined) watchParent(() => stop('npm, which started the server, has stopped'));
 };
 
 /** `animal-store copy`: one line saying what was copied, or why nothing was. */
 const copy = async (settings: CopySettings) => {
   try {
+    const list = await readAnimalList(settings.from);
+    if (list !== undefined) {
+      const imported = await importPets(list, settings);
+      out(`imported ${imported.pets} animals from the list ${settings.from} to ${imported.to}; the next id is ${imported.nextId}`);
+      return;
+    }
     const report = await copyPets(settings);
     const keys = report.idempotencyKeys === 1 ? '1 Idempotency-Key' : `${report.idempotencyKeys} Idempotency-Keys`;
     out(`copied ${report.pets} animals, ${keys} and the next id ${report.nextId} from ${report.from} to ${report.to}`);

@@ -1,4 +1,5 @@
 /** @module Opens the storage a command line asks for: a data file, memory or PostgreSQL. */
+import { lstat, rm } from 'node:fs/promises';
 import type { PetStorage } from '../../core/PetStorage.js';
 import type { Pet } from '../../core/schemas/Pet.js';
 import { createMemoryStorage } from '../../storage/createMemoryStorage.js';
@@ -27,6 +28,14 @@ export interface OpenStorageOptions {
 const seedDataFile = async (file: string, seed: readonly Pet[], warn: (message: string) => void) => {
   const content = openPetFileContent(file);
   const nextId = (seed.at(-1)?.id ?? 0) + 1;
+  // A 0-byte file (`touch data/animals.json`) has never held a catalogue: it is seeded, not
+  // refused as damaged. No server can be using it (none opens an empty file), and removing
+  // it loses nothing; the write below then creates it afresh, durably and locked.
+  const empty = await lstat(file).then(
+    (found) => found.isFile() && found.size === 0,
+    () => false,
+  );
+  if (empty) await rm(file, { force: true });
   try {
     await content.write({ nextId, pets: inChunks(seed), idempotencyKeys: [] }, { replace: false });
   } catch (error) {

@@ -6,6 +6,7 @@
 import { Command, CommanderError } from 'commander';
 import { addCopyCommand, type CopySettings, readCopySettings } from './copyCommand.js';
 import { packageVersion } from './packageVersion.js';
+import { refuseFlagAsValue } from './refuseFlagAsValue.js';
 import { addServeCommand, readServeSettings, type ServeSettings } from './serveCommand.js';
 import { UsageError } from './UsageError.js';
 
@@ -45,18 +46,20 @@ export const parseCommandLine = (argv: readonly string[], env: NodeJS.ProcessEnv
     .version(packageVersion(), '-V, --version', 'show the version')
     // `animal-store --help` is the default command's help, which lists every flag.
     .helpOption(false);
-  addServeCommand(program).action((file: string | undefined, _flags, command: Command) => {
+  const serve = addServeCommand(program).action((file: string | undefined, _flags, command: Command) => {
     request = { kind: 'serve', settings: readServeSettings(command, file, env) };
   });
-  addCopyCommand(program).action((_flags, command: Command) => {
+  const copy = addCopyCommand(program).action((_flags, command: Command) => {
     request = { kind: 'copy', settings: readCopySettings(command) };
   });
+  const usage = argv[0] === 'copy' ? 'copy' : 'serve';
+  refuseFlagAsValue(argv, usage === 'copy' ? copy : serve, usage);
   try {
     program.parse([...argv], { from: 'user' });
   } catch (error) {
     if (!(error instanceof CommanderError)) throw error;
     if (error.exitCode === 0) return { kind: 'print', text: printed };
-    throw new UsageError(oneLine(error.message), argv[0] === 'copy' ? 'copy' : 'serve');
+    throw new UsageError(oneLine(error.message), usage);
   }
   if (request === undefined) throw new UsageError('nothing to do');
   return request;

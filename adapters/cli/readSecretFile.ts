@@ -19,11 +19,18 @@ export const readSecretFile = async (file: string, what: string): Promise<Secret
     handle = await open(file, 'r');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'there is no such file' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
+    const reason =
+      code === 'ENOENT'
+        ? `there is no such file; make one, readable by you only: (umask 077; openssl rand -base64 24 > ${file})`
+        : code === 'EACCES'
+          ? `permission denied; let this user read it (chown or chmod 600 as its owner)`
+          : (error as Error).message;
     throw new Error(`cannot read ${what} ${file}: ${reason}`, { cause: error });
   }
   try {
-    const { mode } = await handle.stat();
+    const stat = await handle.stat();
+    if (stat.isDirectory()) throw new Error(`${what} ${file} is a folder, not a file: give the path of the file itself`);
+    const { mode } = stat;
     const text = await handle.readFile('utf8');
     const loose = mode & 0o077;
     if (loose === 0) return { text };

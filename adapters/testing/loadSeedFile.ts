@@ -5,7 +5,8 @@ import { toSeedPets } from './toSeedPets.js';
 
 /**
  * Reads and validates a JSON seed file: a data file as the JSON-file storage writes it
- * (`{"format":1,"nextId":N,"pets":[…]}`), or an array of animals or new animals.
+ * (`{"format":2,"nextId":N,"pets":[…],"idempotencyKeys":[]}`), an array of animals or new
+ * animals, or json-server's `{"pets": […]}`.
  * Fails with a message naming the file and its first problem.
  *
  * @param file The path of the file.

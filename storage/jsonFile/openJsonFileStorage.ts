@@ -8,9 +8,9 @@ import { PetIndex } from '../PetIndex.js';
 import { DataFileError } from './DataFileError.js';
 import { type FileSystem, nodeFileSystem } from './FileSystem.js';
 import { findDanglingLink } from './findDanglingLink.js';
+import { folderFailureReason } from './folderFailureReason.js';
 import { type NewEntry, PetFile } from './PetFile.js';
 import { createFolderDurably } from './syncFolder.js';
-import { systemErrorReason } from './systemErrorReason.js';
 import { watchDataFile } from './watchDataFile.js';
 
 /** How to open a JSON data file. */
@@ -74,7 +74,8 @@ export const openJsonFileStorageOn = async (given: string, fs: FileSystem, onCom
     await createFolderDurably(file, fs);
     realFile = await realPathOf(fs, file);
   } catch (error) {
-    throw new DataFileError(file, `The folder of the data file ${file} cannot be created: ${systemErrorReason(error).reason}.`, {
+    const reason = await folderFailureReason(error, path.dirname(file), fs);
+    throw new DataFileError(file, `The folder of the data file ${file} cannot be created: ${reason}.`, {
       cause: error,
     });
   }

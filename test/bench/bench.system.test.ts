@@ -1,9 +1,9 @@
 /**
  * @module Proves `npm run bench` works end to end: a quick run on small catalogues must
  * print the table, write results.json with a figure for every workload and contender, and
- * draw the chart; it loads with wrk (which .ci/run installs) and says whether the server or
+ * draw the chart; it loads with wrk (which npm test installs) and says whether the server or
  * the generator set the pace; it measures our PostgreSQL storage on a throwaway cluster it
- * starts (Debian's postgresql, which .ci/run installs); without wrk a quick run falls back to
+ * starts (Debian's postgresql, which npm test installs); without wrk a quick run falls back to
  * autocannon and a full run refuses. It never judges the figures themselves: CI machines
  * vary too much.
  */
@@ -35,7 +35,7 @@ describe('npm run bench -- --quick', () => {
   }, 180_000);
 
   it('Should load the servers with wrk, and judge nothing in a quick run', () => {
-    expect(spawnSync('wrk', ['-v']).error, 'wrk is missing: apt-get install wrk (.ci/run does)').toBeUndefined();
+    expect(spawnSync('wrk', ['-v']).error, 'wrk is missing: apt-get install wrk (npm test does)').toBeUndefined();
     expect(results.generator.name).toBe('wrk');
     expect(results.judgement.judged).toBe(false);
     expect(stdout).toContain('**Load generator:** wrk');

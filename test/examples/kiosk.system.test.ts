@@ -9,7 +9,7 @@
  * is retried with the same Idempotency-Key and stores one animal, and the page on screen is
  * refreshed with If-None-Match, so an unchanged page costs a 304 and nothing on screen moves.
  *
- * Needs Debian's `chromium` at /usr/bin/chromium (`.ci/run` installs it); without it the
+ * Needs Debian's `chromium` at /usr/bin/chromium (`npm test` installs it); without it the
  * browser tests fail and say how to install it.
  */
 import { mkdirSync } from 'node:fs';

@@ -6,7 +6,7 @@
  * registry, cached outside the repository, never a dependency: its `node` bin would shadow
  * the system one in scripts).
  */
-import { execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { cp, readFile } from 'node:fs/promises';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +39,23 @@ const findings = (program: string, args: string[], cwd: string): Promise<string>
     (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? String(error)}`.trim() || String(error),
   );
 
+/** Resolves with the URL a starting server prints (`listening on URL`); rejects with its output if it ends first or takes 15 s. */
+const listeningUrl = (child: ChildProcess) =>
+  new Promise<string>((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`no "listening on" line within 15 s:\n${output}`)), 15_000);
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      const match = /listening on (\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.once('close', (code) => reject(new Error(`exited with ${code} before listening:\n${output}`)));
+  });
+
 /** A temp project of the given kind (from fixture/<kind>) with the tarball and Express installed. */
 const installProject = async (kind: Kind): Promise<string> => {
   const project = join(work, kind);
@@ -69,7 +86,7 @@ beforeAll(async () => {
 }, 240_000);
 
 describe('the packed tarball', () => {
-  it('holds compiled JavaScript, types, docs, the architecture page and licence, with no TypeScript source, tests or examples', () => {
+  it('holds compiled JavaScript, types, docs, the examples, the architecture page and licence, with no TypeScript source or tests', () => {
     expect(packedFiles).toContain('dist/adapters/cli.js');
     expect(packedFiles).toContain('dist/adapters/index.d.ts');
     expect(packedFiles).toContain('dist/adapters/index.cjs');
@@ -80,6 +97,8 @@ describe('the packed tarball', () => {
           file === 'package.json' ||
           /^(README|LICENSE|ARCHITECTURE)/i.test(file) ||
           /^docs\/.+\.(md|png|svg)$/.test(file) ||
+          // The examples are what the README leads to: complete programs, readable and runnable from node_modules.
+          file.startsWith('examples/') ||
           (file.startsWith('dist/') && /\.(js|cjs|d\.ts|d\.cts)$/.test(file))
         ),
     );
@@ -114,18 +133,25 @@ describe('the packed tarball', () => {
     expect(await findings(attw, [tarball, '--format', 'ascii'], work)).toBe('');
   });
 
+  // Every module setting the README names, with TypeScript's defaults otherwise: no
+  // esModuleInterop, and the package's own declarations checked too (skipLibCheck off).
   const typeChecks: Array<{ kind: Kind; name: string; options: string[] }> = [
-    { kind: 'esm', name: 'an ES module program (module nodenext)', options: [] },
+    { kind: 'esm', name: 'an ES module program (module nodenext)', options: ['--skipLibCheck', 'false'] },
     {
       kind: 'esm',
-      name: 'a bundled program (moduleResolution bundler)',
-      options: ['--module', 'preserve', '--moduleResolution', 'bundler'],
+      name: 'a bundled program (module preserve, moduleResolution bundler)',
+      options: ['--module', 'preserve', '--moduleResolution', 'bundler', '--skipLibCheck', 'false'],
     },
     { kind: 'cjs', name: 'a CommonJS program (.cts, module node16)', options: [] },
     {
       kind: 'cjs',
       name: 'a CommonJS program (.cts, module nodenext)',
       options: ['--module', 'nodenext', '--moduleResolution', 'nodenext'],
+    },
+    {
+      kind: 'cjs',
+      name: 'a CommonJS program (.cts, module commonjs, no esModuleInterop)',
+      options: ['--module', 'commonjs', '--moduleResolution', 'node10'],
     },
   ];
   for (const { kind, name, options } of typeChecks) {
@@ -135,6 +161,41 @@ describe('the packed tarball', () => {
       // A whole type check of the packed declarations: seconds alone, more on a busy machine.
     }, 90_000);
   }
+
+  // SIGTERM is what kill and process managers send to npx's pid; Ctrl-C in a terminal sends
+  // SIGINT to the whole foreground group. (SIGINT to npx's pid alone is held by the `sh -c`
+  // npm puts between itself and the bin: dash defers it until its child ends.)
+  it('npx animal-store: SIGTERM to npx, or Ctrl-C, stops the server, freeing its port and its data file for the next start', async () => {
+    for (const stop of ['SIGTERM to npx', 'SIGINT to the group'] as const) {
+      const args = ['animal-store', '--port', '0', '--data', 'npx.json', '--api-key', 'package-test-key-0001'];
+      const first = spawn('npx', args, { cwd: projects.esm, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      const closed = new Promise((resolve) => first.once('close', resolve));
+      const url = await listeningUrl(first);
+      const port = new URL(url).port;
+      if (stop === 'SIGTERM to npx') first.kill('SIGTERM');
+      else process.kill(-first.pid!, 'SIGINT');
+      await closed;
+      // The server itself (npx's grandchild, behind sh -c) must be gone too, within a second or so.
+      const deadline = Date.now() + 10_000;
+      while (
+        await fetch(`${url}/pets`).then(
+          () => true,
+          () => false,
+        )
+      ) {
+        expect(Date.now(), `the server on port ${port} still answers after ${stop}`).toBeLessThan(deadline);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const again = spawn('npx', [...args.slice(0, 2), port, ...args.slice(3)], { cwd: projects.esm, stdio: ['ignore', 'pipe', 'pipe'] });
+      const closedAgain = new Promise((resolve) => again.once('close', resolve));
+      try {
+        expect(await listeningUrl(again), stop).toBe(url);
+      } finally {
+        again.kill('SIGTERM');
+        await closedAgain;
+      }
+    }
+  }, 60_000);
 
   for (const index of [0, 1]) {
     describe(index === 0 ? 'on Node 20' : 'on Node 24', () => {

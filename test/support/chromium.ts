@@ -9,14 +9,16 @@ import { type Browser, chromium } from 'playwright-core';
 export const CHROMIUM = '/usr/bin/chromium';
 
 /**
- * Launches headless Chromium, or fails with how to install it (`.ci/run` does): a browser
+ * Launches headless Chromium, or fails with how to install it (`npm test` does): a browser
  * test never skips itself quietly.
  *
  * @param what What the browser is for, named in the failure.
  */
 export const launchChromium = async (what: string): Promise<Browser> => {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium; .ci/run does) to test ${what}.`);
+    throw new Error(
+      `${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium; npm test does when run as root on Debian) to test ${what}.`,
+    );
   }
   return chromium.launch({
     executablePath: CHROMIUM,

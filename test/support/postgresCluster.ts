@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 
-/** Where Debian (and the `postgresql` package `.ci/run` installs) keeps the server's binaries. */
+/** Where Debian (and the `postgresql` package `npm test` installs) keeps the server's binaries. */
 const DEBIAN_ROOT = '/usr/lib/postgresql';
 
 /** Initialised clusters are copied from here rather than made again (initdb takes seconds). */
@@ -20,7 +20,7 @@ const CACHE = path.join(os.tmpdir(), 'animal-store-test-cache');
 /** What to do when there is no server to test against. */
 const MISSING =
   'The PostgreSQL tests need a PostgreSQL server. Install the server binaries (Debian: apt-get install -y postgresql, ' +
-  'as .ci/run does), or set ANIMAL_STORE_TEST_DATABASE_URL to a database in which the tests may create schemas and databases.';
+  'as npm test does), or set ANIMAL_STORE_TEST_DATABASE_URL to a database in which the tests may create schemas and databases.';
 
 /** The folder of `initdb`, `postgres` and friends: the newest Debian version, else `pg_config --bindir`. */
 const findBinaries = (): string => {

@@ -60,10 +60,17 @@ describe('API keys from files', () => {
     expect(given.message).toMatch(/^the API key from key #1 of ANIMAL_STORE_API_KEYS has 1 characters/);
   });
 
-  it('says which key file cannot be read', async () => {
+  it('says which key file is missing, and the command that makes one', async () => {
     const missing = path.join(tempFolder(), 'nope');
     expect((await rejection(collectKeys([], [missing], () => {}))).message).toBe(
-      `cannot read the API key file ${missing}: there is no such file`,
+      `cannot read the API key file ${missing}: there is no such file; make one, readable by you only: (umask 077; openssl rand -base64 24 > ${missing})`,
+    );
+  });
+
+  it('says which key file is a folder rather than a file', async () => {
+    const folder = tempFolder();
+    expect((await rejection(collectKeys([], [folder], () => {}))).message).toBe(
+      `the API key file ${folder} is a folder, not a file: give the path of the file itself`,
     );
   });
 });

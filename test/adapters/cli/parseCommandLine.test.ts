@@ -241,6 +241,19 @@ describe('animal-store command line: serve', () => {
     expect(refusal(argv).message).toMatch(message);
   });
 
+  it("never takes a flag as another flag's value: --data --memory is refused, not a file named --memory", () => {
+    expect(refusal(['--data', '--memory']).message).toBe(
+      '--data needs a value, not the flag --memory: write --data FILE (a value that starts with a dash: --data=FILE)',
+    );
+    expect(refusal(['--api-key-file', '-p', '8080']).message).toMatch(/^--api-key-file needs a value, not the flag -p/);
+    expect(refusal(['-p', '--memory']).message).toMatch(/^-p needs a value, not the flag --memory/);
+    expect(refusal(['copy', '--from', '--to', 'x.json']).message).toMatch(/^--from needs a value, not the flag --to/);
+    expect(refusal(['copy', '--from', '--to', 'x.json']).command).toBe('copy');
+    // A value that does start with a dash is still possible, in one word.
+    expect(settingsOf(['--data=--odd.json']).storage).toEqual({ kind: 'file', file: '--odd.json' });
+    expect(settingsOf(['--memory', '--host', '::1']).host).toBe('::1');
+  });
+
   it('refuses a key list of blanks instead of generating a key; an empty one counts as unset', () => {
     vi.stubEnv('ANIMAL_STORE_API_KEYS', ' , ');
     expect(refusal([]).message).toMatch(/ANIMAL_STORE_API_KEYS holds no key/);

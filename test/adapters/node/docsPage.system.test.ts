@@ -4,7 +4,7 @@
  * reference from openapi.json; nothing is fetched from anywhere else, nothing logs an
  * error, the Content-Security-Policy holds. The screenshot goes to docs/images/reference.png.
  *
- * Needs Debian's `chromium` at /usr/bin/chromium (`.ci/run` installs it); without it the
+ * Needs Debian's `chromium` at /usr/bin/chromium (`npm test` installs it); without it the
  * test fails and says how to install it.
  */
 import { fileURLToPath } from 'node:url';
