@@ -4,6 +4,7 @@ import { type Command, Option } from 'commander';
 import { parseApiKeyList } from '../../core/auth/apiKeys.js';
 import type { RateLimitOptions } from '../../core/http/createRateLimiter.js';
 import { SERVE_LIMIT_DEFAULTS, type ServeLimit } from '../node/serve.js';
+import { DEFAULT_LOG_BUFFER_BYTES } from './createLineWriter.js';
 import { collect, collectOrigins, parseBasePath, parsePort, parseRateLimit, parseSchema, wholeNumber } from './optionParsers.js';
 import { UsageError } from './UsageError.js';
 
@@ -39,6 +40,8 @@ export interface ServeSettings {
   limits: Record<ServeLimit, number>;
   logFormat: 'text' | 'json';
   quiet: boolean;
+  /** `--max-log-buffer`: bytes stdout or stderr may hold unwritten before log lines are dropped. */
+  maxLogBuffer: number;
   metrics: boolean;
   testMode: boolean;
   /** Milliseconds every answer waits in test mode; 0 for none. */
@@ -68,6 +71,7 @@ interface ServeFlags {
   idempotencyKeyLifetime: number;
   logFormat: 'text' | 'json';
   quiet?: boolean;
+  maxLogBuffer: number;
   metrics?: boolean;
   testMode?: boolean;
   delay?: number;
@@ -103,6 +107,7 @@ Environment:
   DATABASE_URL                  as --database; --data, FILE, --memory and --test-mode win over it
   ANIMAL_STORE_API_KEYS         accepted API keys, comma-separated (beside --api-key and --api-key-file)
   ANIMAL_STORE_CURSOR_SECRET    as --cursor-secret
+  ANIMAL_STORE_MAX_LOG_BUFFER   as --max-log-buffer
 
 With no key given, the server makes one for the run: it is printed on stderr and, with a
 data file, written (mode 0600) to api-key beside it, e.g. data/api-key.
@@ -183,6 +188,15 @@ export const addServeCommand = (program: Command): Command => {
         .default('text'),
     )
     .option('--quiet', 'no access log')
+    .addOption(
+      new Option(
+        '--max-log-buffer <BYTES>',
+        'bytes stdout or stderr may hold unwritten (a slow reader); past it, lines are dropped and counted',
+      )
+        .env('ANIMAL_STORE_MAX_LOG_BUFFER')
+        .argParser(wholeNumber(1))
+        .default(DEFAULT_LOG_BUFFER_BYTES),
+    )
     .option('--metrics', 'serve Prometheus metrics at /metrics, behind the API keys (needs: npm install prom-client)');
 
   serve.optionsGroup('End-to-end tests:');
@@ -304,6 +318,7 @@ export const readServeSettings = (command: Command, file: string | undefined, en
     limits: Object.fromEntries(LIMIT_FLAGS.map(([name]) => [name, flags[name]])) as Record<ServeLimit, number>,
     logFormat: flags.logFormat,
     quiet: flags.quiet ?? false,
+    maxLogBuffer: flags.maxLogBuffer,
     metrics: flags.metrics ?? false,
     testMode: flags.testMode ?? false,
     delay: flags.delay ?? 0,
