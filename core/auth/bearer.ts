@@ -30,10 +30,10 @@ const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 /** The shortest API key accepted unless a service is told otherwise: 16 characters. */
 export const MINIMUM_KEY_LENGTH = 16;
 
-/** A configured key as the check keeps it: its digest, its position, and its fingerprint for logs. */
+/** A configured key as the check keeps it: its digest, and the caller it names (position, fingerprint for logs). */
 interface KnownKey {
   digest: Uint8Array;
-  caller: Caller;
+  caller: Readonly<Caller>;
 }
 
 /** The keys' digests, found by the digest: one lookup however many keys there are. */
@@ -66,7 +66,9 @@ const indexKeys = (digests: readonly Uint8Array[]): KnownKeys => {
   const known = new Map<string, KnownKey>();
   for (const [keyIndex, digest] of digests.entries()) {
     const lookupKey = lookupKeyOf(digest);
-    if (!known.has(lookupKey)) known.set(lookupKey, { digest, caller: { keyIndex, keyFingerprint: toHex(digest.subarray(0, 6)) } });
+    // One caller per key, shared by all its requests: frozen, so no request can change another's.
+    const caller = Object.freeze({ keyIndex, keyFingerprint: toHex(digest.subarray(0, 6)) });
+    if (!known.has(lookupKey)) known.set(lookupKey, { digest, caller });
   }
   return known;
 };
