@@ -148,12 +148,18 @@ export const startTraffic = (origin: string, basePath: string, key: string, rate
   };
   const health = () => void send('health', `${origin}/healthz`);
 
-  /** A client that sends its request's headers a byte a second; when cut off, another takes its place. */
+  /**
+   * A client that sends its request's headers a byte a second; when cut off, another takes
+   * its place. Slow clients come from ten loopback addresses of their own (127.0.0.2 to
+   * 127.0.0.11), as a crowd would: the other traffic, from 127.0.0.1, stays within its
+   * address's connection cap.
+   */
+  let slowClients = 0;
   const slowClient = () => {
     if (stopped) return;
     const request = `GET ${basePath}/pets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nX-Slow: ${'s'.repeat(200)}\r\n\r\n`;
     const url = new URL(origin);
-    const socket = connect({ host: url.hostname, port: Number(url.port) });
+    const socket = connect({ host: url.hostname, port: Number(url.port), localAddress: `127.0.0.${2 + (slowClients++ % 10)}` });
     sockets.add(socket);
     let sent = 0;
     const drip = setInterval(() => {
