@@ -9,6 +9,8 @@
  *   npm run bench:soak                          ten minutes
  *   npm run bench:soak -- --minutes 1           a short run that proves the soak works
  *   npm run bench:soak -- --out DIR             write soak.json and soak.svg to DIR instead
+ *   npm run bench:soak -- --creates 0           another rate of keyed creates per second (5): with
+ *                                               none, what remains of RSS growth is not the catalogue's
  */
 import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
@@ -29,15 +31,17 @@ const { values: args } = parseArgs({
   options: {
     minutes: { type: 'string', default: '10' },
     out: { type: 'string' },
+    creates: { type: 'string', default: '5' },
   },
 });
 const minutes = Number(args.minutes);
 if (!(minutes > 0)) throw new Error(`--minutes must be a positive number, not ${args.minutes}`);
+if (!(Number(args.creates) >= 0)) throw new Error(`--creates must be a number, 0 or more, not ${args.creates}`);
 
 const ANIMALS = 10_000;
 const SAMPLE_SECONDS = 10;
 /** Modest rates: the soak looks for growth over time, not for the ceiling (the bench's job). */
-const RATES: TrafficRates = { creates: 5, wrongKeys: 200, pages: 40, health: 2, slowClients: 100 };
+const RATES: TrafficRates = { creates: Number(args.creates), wrongKeys: 200, pages: 40, health: 2, slowClients: 100 };
 /** The first fifth of the run (two minutes of ten) is warm-up: caches fill, the heap finds its size. */
 const warmupMinutes = minutes / 5;
 
