@@ -11,7 +11,8 @@ import { TargetNotEmptyError } from '../storage/PetContent.js';
 import { reasonOf } from '../storage/reasonOf.js';
 import { collectKeys } from './cli/collectKeys.js';
 import type { CopySettings } from './cli/copyCommand.js';
-import { type CliLog, createCliLog } from './cli/createCliLog.js';
+import { type CliLog, createCliLog, type LogStream } from './cli/createCliLog.js';
+import { createLineWriter, type LineWriter } from './cli/createLineWriter.js';
 import { createTestControl } from './cli/createTestControl.js';
 import { importPets, readAnimalList } from './cli/importPets.js';
 import { openStorage } from './cli/openStorage.js';
@@ -42,11 +43,12 @@ const USAGE_LINES = {
  * before anything is opened), then the storage, the service and the server. Resolves once
  * it listens; throws when it cannot start.
  */
-const start = async (settings: ServeSettings, log: CliLog) => {
+const start = async (settings: ServeSettings, { log, writers }: ServeOutput) => {
   const warn = (message: string) => log.warn(message);
   const configured = await collectKeys(settings.keys, settings.keyFiles, warn);
   const cursorSecret = await readCursorSecret(settings.cursorSecret?.value, settings.cursorSecretFile, warn);
   const metrics = settings.metrics ? await createPrometheusMetrics() : undefined;
+  metrics?.watchDroppedLogLines(() => ({ stdout: writers.stdout.droppedLines(), stderr: writers.stderr.droppedLines() }));
   const seed = settings.seedFile === undefined ? undefined : await loadSeedFile(settings.seedFile);
   // The server never runs open: with no key configured, it makes one for this run.
   const generated = configured.length === 0 ? generateApiKey() : undefined;
@@ -104,12 +106,31 @@ const start = async (settings: ServeSettings, log: CliLog) => {
   }
 };
 
+/** What a server writes through: its log, over writers that drop what a stalled reader cannot take. */
+interface ServeOutput {
+  log: CliLog;
+  writers: Record<LogStream, LineWriter>;
+}
+
+/**
+ * The log of a server. Its lines go through bounded writers: a reader that stalls (stdout
+ * into a pipe nobody reads) costs dropped lines, counted and reported, never memory.
+ */
+const createServeOutput = (settings: ServeSettings): ServeOutput => {
+  const writerOf = (stream: NodeJS.WriteStream, name: LogStream) =>
+    createLineWriter(stream, { maxBufferedBytes: settings.maxLogBuffer, onRecovered: (lines) => log.dropped(name, lines) });
+  const writers = { stdout: writerOf(process.stdout, 'stdout'), stderr: writerOf(process.stderr, 'stderr') };
+  const log = createCliLog({ format: settings.logFormat, quiet: settings.quiet, out: writers.stdout.write, err: writers.stderr.write });
+  return { log, writers };
+};
+
 /** `animal-store serve`: serves until SIGTERM or SIGINT, then exits 0; exits 1 when it cannot start. */
 const run = async (settings: ServeSettings) => {
-  const log = createCliLog({ format: settings.logFormat, quiet: settings.quiet, out, err });
+  const output = createServeOutput(settings);
+  const { log } = output;
   let server: Awaited<ReturnType<typeof start>>;
   try {
-    server = await start(settings, log);
+    server = await start(settings, output);
   } catch (error) {
     const message = startFailure(error, settings);
     if (settings.logFormat === 'json') log.error(message);

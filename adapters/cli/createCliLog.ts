@@ -18,7 +18,16 @@ export interface CliLog {
   error(message: string, error?: unknown): void;
   /** One line per answer on stdout; `undefined` when the access log is off (`--quiet`). */
   access: ((entry: AccessLogEntry) => void) | undefined;
+  /** Tells, on the stream that lost them, of lines dropped while it could not keep up. */
+  dropped(stream: LogStream, lines: number): void;
 }
+
+/** The two streams the command writes to. */
+export type LogStream = 'stdout' | 'stderr';
+
+/** The line that marks a gap in a log: what an operator reads, in both formats. */
+const droppedMessage = (stream: LogStream, lines: number) =>
+  `dropped ${lines} log ${lines === 1 ? 'line' : 'lines'} while ${stream} was blocked`;
 
 /** How to make the log. */
 export interface CliLogOptions {
@@ -54,6 +63,8 @@ export const createCliLog = ({ format, quiet, out, err, now = Date.now }: CliLog
     const line = (level: string, message: string, fields: Record<string, unknown> = {}) =>
       JSON.stringify({ time: time(), level, message, ...fields });
     return {
+      dropped: (stream, lines) =>
+        (stream === 'stdout' ? out : err)(line('warn', droppedMessage(stream, lines), { droppedLines: lines, stream })),
       info: (message, fields) => out(line('info', message, fields)),
       warn: (message, fields) => err(line('warn', message, fields)),
       error(message, error) {
@@ -78,6 +89,7 @@ export const createCliLog = ({ format, quiet, out, err, now = Date.now }: CliLog
     };
   }
   return {
+    dropped: (stream, lines) => (stream === 'stdout' ? out : err)(`warning: ${droppedMessage(stream, lines)}`),
     info: (message) => out(message),
     warn: (message) => err(`warning: ${message}`),
     error(message, error) {

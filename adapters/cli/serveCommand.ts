@@ -14,6 +14,7 @@ import {
   parseSchema,
   wholeNumber,
 } from './optionParsers.js';
+import { DEFAULT_LOG_BUFFER_BYTES } from './createLineWriter.js';
 import { UsageError } from './UsageError.js';
 
 /** Where the animals live. */
@@ -50,6 +51,8 @@ export interface ServeSettings {
   exemptAddresses: string[];
   logFormat: 'text' | 'json';
   quiet: boolean;
+  /** `--max-log-buffer`: bytes stdout or stderr may hold unwritten before log lines are dropped. */
+  maxLogBuffer: number;
   metrics: boolean;
   testMode: boolean;
   /** Milliseconds every answer waits in test mode; 0 for none. */
@@ -79,6 +82,7 @@ interface ServeFlags {
   idempotencyKeyLifetime: number;
   logFormat: 'text' | 'json';
   quiet?: boolean;
+  maxLogBuffer: number;
   metrics?: boolean;
   testMode?: boolean;
   delay?: number;
@@ -118,6 +122,7 @@ Environment:
   ANIMAL_STORE_API_KEYS         accepted API keys, comma-separated (beside --api-key and --api-key-file)
   ANIMAL_STORE_CURSOR_SECRET    as --cursor-secret
   ANIMAL_STORE_EXEMPT_ADDRESSES as --exempt-addresses
+  ANIMAL_STORE_MAX_LOG_BUFFER   as --max-log-buffer
 
 With no key given, the server makes one for the run: it is printed on stderr and, with a
 data file, written (mode 0600) to api-key beside it, e.g. data/api-key.
@@ -207,6 +212,15 @@ export const addServeCommand = (program: Command): Command => {
         .default('text'),
     )
     .option('--quiet', 'no access log')
+    .addOption(
+      new Option(
+        '--max-log-buffer <BYTES>',
+        'bytes stdout or stderr may hold unwritten (a slow reader); past it, lines are dropped and counted',
+      )
+        .env('ANIMAL_STORE_MAX_LOG_BUFFER')
+        .argParser(wholeNumber(1))
+        .default(DEFAULT_LOG_BUFFER_BYTES),
+    )
     .option('--metrics', 'serve Prometheus metrics at /metrics, behind the API keys (needs: npm install prom-client)');
 
   serve.optionsGroup('End-to-end tests:');
@@ -329,6 +343,7 @@ export const readServeSettings = (command: Command, file: string | undefined, en
     exemptAddresses: flags.exemptAddresses,
     logFormat: flags.logFormat,
     quiet: flags.quiet ?? false,
+    maxLogBuffer: flags.maxLogBuffer,
     metrics: flags.metrics ?? false,
     testMode: flags.testMode ?? false,
     delay: flags.delay ?? 0,

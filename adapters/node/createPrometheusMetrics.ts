@@ -13,6 +13,11 @@ export interface PrometheusMetrics {
   observeCommit: CommitObserver;
   /** Reports the deprecated calls `service` counts (per key fingerprint) at every scrape; `serve()` calls it. */
   watch(service: PetService): void;
+  /**
+   * Reports, at every scrape, the log lines `read` says were dropped so far, per stream
+   * (`{ stdout: 3, stderr: 0 }`): the CLI's log drops lines its reader cannot keep up with.
+   */
+  watchDroppedLogLines(read: () => Readonly<Record<string, number>>): void;
   /** The metrics in Prometheus's text format, as a scrape reads them. */
   exposition(): Promise<{ body: string; contentType: string }>;
 }
@@ -54,6 +59,8 @@ const loadPromClient = async () => {
  *   each durable write (group commit), how many creates it held and how long it took;
  * - `animal_store_deprecated_calls_total{key_fingerprint}`: calls of the deprecated getPet per
  *   API key, named by the first 12 hex digits of the key's SHA-256, never by the key;
+ * - `animal_store_log_lines_dropped_total{stream}`: log lines dropped because stdout or
+ *   stderr could not keep up (see `watchDroppedLogLines`);
  * - prom-client's default process metrics (CPU, memory, event loop lag, open files…).
  *
  * Throws a MissingMetricsLibraryError when `prom-client` is not installed.
@@ -103,6 +110,20 @@ export const createPrometheusMetrics = async (): Promise<PrometheusMetrics> => {
       }
     },
   });
+  const droppedLogLines: Array<() => Readonly<Record<string, number>>> = [];
+  new client.Counter({
+    name: 'animal_store_log_lines_dropped_total',
+    help: 'Log lines dropped because their stream (stdout or stderr) could not keep up, by stream.',
+    labelNames: ['stream'] as const,
+    registers,
+    // Read from the log at each scrape: it counts what it drops, metrics or not.
+    collect() {
+      this.reset();
+      for (const read of droppedLogLines) {
+        for (const [stream, lines] of Object.entries(read())) this.inc({ stream }, lines);
+      }
+    },
+  });
 
   return {
     recordRequest({ operation = 'none', status, milliseconds }) {
@@ -115,6 +136,9 @@ export const createPrometheusMetrics = async (): Promise<PrometheusMetrics> => {
     },
     watch(service) {
       services.push(service);
+    },
+    watchDroppedLogLines(read) {
+      droppedLogLines.push(read);
     },
     exposition: async () => ({ body: await registry.metrics(), contentType: registry.contentType }),
   };

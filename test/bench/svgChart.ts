@@ -15,7 +15,8 @@ const TOP = 124;
 const BAR = 15;
 const BAR_GAP = 3;
 const ROW = 2 * BAR + BAR_GAP + 17;
-const FONT = `font-family="-apple-system, BlinkMacSystemFont, 'Segoe UI', Helvetica, Arial, sans-serif"`;
+/** The charts' typeface, as an SVG attribute. */
+export const FONT = `font-family="-apple-system, BlinkMacSystemFont, 'Segoe UI', Helvetica, Arial, sans-serif"`;
 const COLORS = {
   toBare: '#2563eb',
   toFloor: '#16a34a',
@@ -35,7 +36,8 @@ const FLOOR_TARGET: Partial<Record<WorkloadResult['operation'], number>> = {
   createMemory: 0.8,
 };
 
-const escapeXml = (text: string) =>
+/** Text made safe for an SVG's text and attributes. */
+export const escapeXml = (text: string) =>
   text.replace(/[<>&"']/g, (char) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[char]!);
 
 const ratioText = (value: number) =>

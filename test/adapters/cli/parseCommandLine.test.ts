@@ -5,7 +5,14 @@ import { UsageError } from '../../../adapters/cli/UsageError.js';
 import { SERVE_LIMIT_DEFAULTS } from '../../../adapters/node/serve.js';
 
 // The machine's own variables must not decide what a test reads.
-const VARIABLES = ['PORT', 'DATABASE_URL', 'ANIMAL_STORE_API_KEYS', 'ANIMAL_STORE_CURSOR_SECRET', 'ANIMAL_STORE_EXEMPT_ADDRESSES'];
+const VARIABLES = [
+  'PORT',
+  'DATABASE_URL',
+  'ANIMAL_STORE_API_KEYS',
+  'ANIMAL_STORE_CURSOR_SECRET',
+  'ANIMAL_STORE_EXEMPT_ADDRESSES',
+  'ANIMAL_STORE_MAX_LOG_BUFFER',
+];
 beforeEach(() => {
   for (const name of VARIABLES) vi.stubEnv(name, undefined);
 });
@@ -46,6 +53,7 @@ describe('animal-store command line: serve', () => {
       exemptAddresses: ['127.0.0.1', '::1'],
       logFormat: 'text',
       quiet: false,
+      maxLogBuffer: 1_048_576,
       metrics: false,
       testMode: false,
       delay: 0,
@@ -148,6 +156,7 @@ describe('animal-store command line: serve', () => {
       exemptAddresses: ['10.0.0.5', '::1'],
       logFormat: 'json',
       quiet: true,
+      maxLogBuffer: 1_048_576,
       metrics: true,
       testMode: false,
       delay: 0,
@@ -193,6 +202,16 @@ describe('animal-store command line: serve', () => {
     }
     const copyHelp = parseCommandLine(['copy', '--help']);
     expect(copyHelp.kind === 'print' && copyHelp.text).toMatch(/^Usage: animal-store copy --from PLACE --to PLACE/);
+  });
+
+  it('bounds what a stalled log may hold: 1 MiB by default, --max-log-buffer or ANIMAL_STORE_MAX_LOG_BUFFER', () => {
+    expect(settingsOf([]).maxLogBuffer).toBe(1_048_576);
+    expect(settingsOf(['--max-log-buffer', '65536']).maxLogBuffer).toBe(65_536);
+    vi.stubEnv('ANIMAL_STORE_MAX_LOG_BUFFER', '4096');
+    expect(settingsOf([]).maxLogBuffer).toBe(4096);
+    expect(settingsOf(['--max-log-buffer', '8192']).maxLogBuffer).toBe(8192);
+    expect(refusal(['--max-log-buffer', '0']).message).toMatch(/--max-log-buffer.*1 or more/);
+    expect(parseCommandLine(['--help'])).toMatchObject({ text: expect.stringContaining('--max-log-buffer BYTES') });
   });
 
   it('answers a mistyped flag with the closest valid one, in one line', () => {

@@ -1,0 +1,132 @@
+/**
+ * @module `npm run bench:soak`: our server, built as the package publishes it, on a JSON data
+ * file of 10,000 animals on 127.0.0.1, under mixed traffic (keyed creates and replays, wrong
+ * keys, slow clients, page walks, health checks) for ten minutes; its RSS and the p99 of
+ * the answers are sampled every 10 s. Writes the samples to test/bench/soak.json and a chart
+ * to docs/images/soak.svg, and says whether RSS stayed flat after the warm-up. A soak, not
+ * a timed test: it is run by hand, and its figures are read, not asserted.
+ *
+ *   npm run bench:soak                          ten minutes
+ *   npm run bench:soak -- --minutes 1           a short run that proves the soak works
+ *   npm run bench:soak -- --out DIR             write soak.json and soak.svg to DIR instead
+ *   npm run bench:soak -- --creates 0           another rate of keyed creates per second (5): with
+ *                                               none, what remains of RSS growth is not the catalogue's
+ */
+import { rmSync } from 'node:fs';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { killLeftoverProcessesOnExit } from '../support/nodeProcess.js';
+import { writeBenchData } from './benchData.js';
+import { describeMachine, pinLoadGenerator } from './machine.js';
+import { compileServers, startServer } from './servers.js';
+import { startTraffic, type TrafficRates } from './soakTraffic.js';
+import { judgeSoak, type SoakSample } from './soakVerdict.js';
+import { svgLineChart } from './svgLineChart.js';
+import { BENCH_KEY } from './workloads.js';
+
+const { values: args } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: '10' },
+    out: { type: 'string' },
+    creates: { type: 'string', default: '5' },
+  },
+});
+const minutes = Number(args.minutes);
+if (!(minutes > 0)) throw new Error(`--minutes must be a positive number, not ${args.minutes}`);
+if (!(Number(args.creates) >= 0)) throw new Error(`--creates must be a number, 0 or more, not ${args.creates}`);
+
+const ANIMALS = 10_000;
+const SAMPLE_SECONDS = 10;
+/** Modest rates: the soak looks for growth over time, not for the ceiling (the bench's job). */
+const RATES: TrafficRates = { creates: Number(args.creates), wrongKeys: 200, pages: 40, health: 2, slowClients: 100 };
+/** The first fifth of the run (two minutes of ten) is warm-up: caches fill, the heap finds its size. */
+const warmupMinutes = minutes / 5;
+
+const benchDir = dirname(fileURLToPath(import.meta.url));
+const outDir = args.out === undefined ? undefined : resolve(args.out);
+const samplesFile = join(outDir ?? benchDir, 'soak.json');
+const chartFile = outDir ? join(outDir, 'soak.svg') : join(benchDir, '../../docs/images/soak.svg');
+
+const T0 = performance.now();
+const log = (line: string) => process.stderr.write(`[soak ${((performance.now() - T0) / 1000).toFixed(0)}s] ${line}\n`);
+const wait = (ms: number) => new Promise((resolveWait) => setTimeout(resolveWait, ms));
+
+const main = async () => {
+  killLeftoverProcessesOnExit();
+  const pinning = pinLoadGenerator();
+  const machine = describeMachine(pinning);
+  log(`${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; ${pinning.note}`);
+  const temporary = await mkdtemp(join(tmpdir(), 'animal-store-soak-'));
+  process.once('exit', () => rmSync(temporary, { recursive: true, force: true }));
+  const compiledDir = await compileServers(join(temporary, 'build'));
+  const data = await writeBenchData(join(temporary, 'data'), ANIMALS);
+  const server = await startServer('ours', { data, storage: 'file', workDir: join(temporary, 'work'), pinning, compiledDir });
+  log(`our built server listens on ${server.origin}, on a data file of ${ANIMALS} animals; ${minutes} minutes of traffic`);
+
+  const startedAt = new Date().toISOString();
+  const traffic = startTraffic(server.origin, '/v1', BENCH_KEY, RATES);
+  const trafficStart = performance.now();
+  const samples: SoakSample[] = [{ minute: 0, rssMiB: server.memory()?.rssMiB ?? Number.NaN, ...traffic.takeWindow() }];
+  const sampleCount = Math.max(1, Math.round((minutes * 60) / SAMPLE_SECONDS));
+  for (let n = 1; n <= sampleCount; n++) {
+    // On the 10 s grid from the start, so a slow sample does not push the later ones back.
+    await wait(trafficStart + n * SAMPLE_SECONDS * 1000 - performance.now());
+    const memory = server.memory();
+    const sample: SoakSample = { minute: (n * SAMPLE_SECONDS) / 60, rssMiB: memory?.rssMiB ?? Number.NaN, ...traffic.takeWindow() };
+    samples.push(sample);
+    log(
+      `${sample.minute.toFixed(2)} min: RSS ${sample.rssMiB.toFixed(1)} MiB, p99 ${sample.p99Ms.all.toFixed(1)} ms, ` +
+        `${Object.values(sample.answers).reduce((sum, count) => sum + count, 0)} answers, ${sample.unexpected} unexpected ${JSON.stringify(sample.unexpectedByKind)}, ${sample.skipped} skipped`,
+    );
+  }
+  traffic.stop();
+  await server.stop();
+
+  const verdict = judgeSoak(samples, warmupMinutes);
+  log(verdict.summary);
+  const results = {
+    startedAt,
+    minutes,
+    warmupMinutes,
+    sampleSeconds: SAMPLE_SECONDS,
+    animals: ANIMALS,
+    rates: RATES,
+    machine,
+    verdict,
+    samples,
+  };
+  await mkdir(dirname(samplesFile), { recursive: true });
+  await writeFile(samplesFile, `${JSON.stringify(results, null, 2)}\n`);
+  await mkdir(dirname(chartFile), { recursive: true });
+  await writeFile(
+    chartFile,
+    svgLineChart({
+      title: `animal-store under ${minutes} minute${minutes === 1 ? '' : 's'} of mixed traffic: memory and p99 latency`,
+      subtitle: [
+        `Built server on a JSON file of ${ANIMALS / 1000}k animals; each second ${RATES.creates} keyed creates (one in ten replayed), ${RATES.wrongKeys} wrong keys, ` +
+          `${RATES.pages} list pages, ${RATES.health} health checks; ${RATES.slowClients} slow clients.`,
+        `${machine.cpu}, ${machine.cores} cores shared with other work; ${pinning.note}; ${startedAt.slice(0, 16).replace('T', ' ')} UTC.`,
+        verdict.summary,
+      ],
+      minutes,
+      warmupMinutes,
+      panels: [
+        { label: 'RSS of the server (MiB)', series: [{ name: 'RSS', color: '#2563eb', points: samples.map((s) => [s.minute, s.rssMiB]) }] },
+        {
+          label: 'p99 latency over each 10 s (ms)',
+          series: [
+            { name: 'all answers', color: '#111827', points: samples.map((s) => [s.minute, s.p99Ms.all]) },
+            { name: 'keyed creates', color: '#dc2626', points: samples.map((s) => [s.minute, s.p99Ms.create]) },
+            { name: 'list pages', color: '#16a34a', points: samples.map((s) => [s.minute, s.p99Ms.page]) },
+          ],
+        },
+      ],
+    }),
+  );
+  log(`wrote ${samplesFile} and ${chartFile}`);
+};
+
+await main();
