@@ -4,6 +4,7 @@ import { type Command, Option } from 'commander';
 import { parseApiKeyList } from '../../core/auth/apiKeys.js';
 import type { RateLimitOptions } from '../../core/http/createRateLimiter.js';
 import { DEFAULT_EXEMPT_ADDRESSES, SERVE_LIMIT_DEFAULTS, type ServeLimit } from '../node/serve.js';
+import { DEFAULT_LOG_BUFFER_BYTES } from './createLineWriter.js';
 import {
   collect,
   collectOrigins,
@@ -14,7 +15,6 @@ import {
   parseSchema,
   wholeNumber,
 } from './optionParsers.js';
-import { DEFAULT_LOG_BUFFER_BYTES } from './createLineWriter.js';
 import { UsageError } from './UsageError.js';
 
 /** Where the animals live. */
