@@ -1,35 +1,19 @@
 /** @module The data file's content and its one way to change: append new animals, durably, never over someone's edit. */
-import { Low } from 'lowdb';
+import type { Low } from 'lowdb';
 import { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import type { StorageHealth } from '../../core/PetStorage.js';
 import type { Pet } from '../../core/schemas/Pet.js';
 import type { IdempotencyKeys } from '../IdempotencyKeys.js';
 import { DataFileError } from './DataFileError.js';
-import { DurableDataFile } from './DurableDataFile.js';
-import { DurableTextFile, DurableWriteError, FileChangedError } from './DurableTextFile.js';
-import type { FileSystem } from './FileSystem.js';
+import type { DurableTextFile } from './DurableTextFile.js';
+import { FileChangedError } from './DurableWriteError.js';
 import { problemOf, refusal } from './fileProblems.js';
-import {
-  type AppendedEntry,
-  appendEntries,
-  emptyPetFileContent,
-  type NewEntry,
-  type PetFileContent,
-  toPetFileContent,
-} from './PetFileContent.js';
-import { PetFileSerializer } from './PetFileSerializer.js';
-import { parsePetFile } from './parsePetFile.js';
-import { systemErrorReason } from './systemErrorReason.js';
+import type { PetFileDb } from './openPetFileDb.js';
+import { type AppendedEntry, appendEntries, type NewEntry, type PetFileContent } from './PetFileContent.js';
+import type { PetFileSerializer } from './PetFileSerializer.js';
+import { undoFailedWrite } from './undoFailedWrite.js';
 import { WriteHealth } from './WriteHealth.js';
-
-/** How to open a PetFile. */
-export interface PetFileOptions {
-  /** The file's name in messages (the path as given). */
-  name: string;
-  fs: FileSystem;
-  /** Called, synchronously, each time the content was replaced by a valid edit read from disk. */
-  onReload?: () => void;
-}
+import { WritePreparation } from './WritePreparation.js';
 
 /** How many times an append meets an edit saved during its own write before it gives up. */
 const EDIT_RETRIES = 3;
@@ -60,56 +44,25 @@ export class PetFile {
   #problem: DataFileError | undefined;
   /** Appends and reloads, one at a time. */
   #queue: Promise<unknown> = Promise.resolve();
-  /** Bumped when the content is replaced, which stops preparing bytes of the old content. */
-  #generation = 0;
-  #preparing = false;
-  /**
-   * True while the file may hold animals whose create failed (a write failed after its
-   * rename, and so did the write that was to put the file back). Any later successful write
-   * clears it, since each write holds exactly the acknowledged animals.
-   */
+  readonly #preparation: WritePreparation;
+  /** The file may hold animals whose create failed (see undoFailedWrite), until a write succeeds. */
   #holdsFailedAnimals = false;
   /** Set by `close`: the file is released, and nothing may read (and so lock) it again. */
   #closed = false;
 
-  private constructor(db: Low<PetFileContent>, text: DurableTextFile, serializer: PetFileSerializer, onReload: () => void) {
+  /**
+   * Owns the data file opened by `openPetFileDb` (see there for what opening checks);
+   * `onReload` is called, synchronously, each time a valid edit read from disk replaced the
+   * content.
+   */
+  constructor({ db, text, serializer }: PetFileDb, onReload: () => void = () => {}) {
     this.#db = db;
     this.#text = text;
     this.#serializer = serializer;
     this.#onReload = onReload;
     this.#idFloor = db.data.nextId;
     this.#health = new WriteHealth(() => text.probe());
-  }
-
-  /**
-   * Opens the data file at `realFile` (its real path, so that replacing it never turns a
-   * symlink into a file of its own) and takes ownership of it, creating it (mode 0600) when
-   * missing. As the owner, it removes temp files a crashed writer left beside it. A damaged
-   * or unreadable file throws a DataFileError naming `name`, and is not changed; a file
-   * another process owns, a DataFileLockedError.
-   */
-  static async open(realFile: string, { name, fs, onReload = () => {} }: PetFileOptions): Promise<PetFile> {
-    const serializer = new PetFileSerializer();
-    const empty = emptyPetFileContent();
-    const text = await DurableTextFile.take(realFile, { name, fs, initial: () => serializer.serialize(empty) });
-    try {
-      await text.removeStaleTempFiles().catch(() => {});
-      const adapter = new DurableDataFile<PetFileContent>(text, {
-        parse: (content) => toPetFileContent(parsePetFile(content, name)),
-        serialize: (data) => serializer.serialize(data),
-      });
-      const db = new Low(adapter, empty);
-      try {
-        await db.read();
-      } catch (error) {
-        if (error instanceof DataFileError) throw error;
-        throw new DataFileError(name, `The data file ${name} cannot be read: ${systemErrorReason(error).reason}.`, { cause: error });
-      }
-      return new PetFile(db, text, serializer, onReload);
-    } catch (error) {
-      await text.release();
-      throw error;
-    }
+    this.#preparation = new WritePreparation(serializer, () => db.data);
   }
 
   /** The animals in the file, in ascending id order; callers must not change the array. */
@@ -117,10 +70,7 @@ export class PetFile {
     return this.#db.data.pets;
   }
 
-  /**
-   * The Idempotency-Keys in the file, oldest first (some may have expired): the queue itself,
-   * which the storage finds keys in and sweeps; a reload replaces it.
-   */
+  /** The file's Idempotency-Keys: the queue itself, which the storage finds keys in and sweeps; a reload replaces it. */
   get idempotencyKeys(): IdempotencyKeys {
     return this.#db.data.idempotencyKeys;
   }
@@ -131,17 +81,8 @@ export class PetFile {
    * returned function to stop.
    */
   prepareWrites(): () => void {
-    this.#preparing = true;
-    this.#prepare();
-    return () => {
-      this.#preparing = false;
-      this.#generation++;
-    };
-  }
-
-  #prepare(): void {
-    const generation = this.#generation;
-    void this.#serializer.prepare(this.#db.data, () => !this.#preparing || generation !== this.#generation);
+    this.#preparation.start();
+    return () => this.#preparation.stop();
   }
 
   /** Runs `task` after every append and reload before it, alone. */
@@ -174,9 +115,8 @@ export class PetFile {
     data.nextId = Math.max(data.nextId, this.#idFloor);
     this.#idFloor = data.nextId;
     this.#holdsFailedAnimals = false;
-    this.#generation++;
     this.#serializer.forgetAll();
-    if (this.#preparing) this.#prepare();
+    this.#preparation.replaced();
     this.#onReload();
   }
 
@@ -214,19 +154,10 @@ export class PetFile {
     try {
       await this.#db.write();
     } catch (error) {
-      // The new file may be in place, its durability unknown: then the ids stay given (should
-      // the failed animals survive anyway, their ids never go to others) and the acknowledged
-      // content is put back, best effort.
-      const replaced = error instanceof DurableWriteError && error.replaced;
-      appended.undo(replaced);
-      this.#serializer.forgetFrom(appended.before.pets);
-      this.#serializer.forgetKeysFrom(appended.before.keys);
-      if (replaced) {
+      const failed = await undoFailedWrite(this.#db, this.#serializer, appended, error);
+      if (failed.replaced) {
         this.#idFloor = Math.max(this.#idFloor, this.#db.data.nextId);
-        this.#holdsFailedAnimals = await this.#db.write().then(
-          () => false,
-          () => true,
-        );
+        this.#holdsFailedAnimals = failed.holdsFailedAnimals;
       }
       if (error instanceof FileChangedError) throw error;
       this.#health.failed(error instanceof Error ? error.message : String(error));

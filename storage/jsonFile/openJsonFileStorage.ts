@@ -9,6 +9,7 @@ import { PetIndex } from '../PetIndex.js';
 import { DataFileError } from './DataFileError.js';
 import { type FileSystem, nodeFileSystem } from './FileSystem.js';
 import { findDanglingLink } from './findDanglingLink.js';
+import { openPetFileDb } from './openPetFileDb.js';
 import { PetFile } from './PetFile.js';
 import type { NewEntry } from './PetFileContent.js';
 import { createFolderDurably } from './syncFolder.js';
@@ -96,7 +97,7 @@ export const openJsonFileStorageOn = async (
     index = new PetIndex(petFile.pets);
     keys = petFile.idempotencyKeys;
   };
-  const petFile = await PetFile.open(realFile, { name: file, fs, onReload: () => rebuild() });
+  const petFile = new PetFile(await openPetFileDb(realFile, file, fs), () => rebuild());
   rebuild();
   const stopPreparing = petFile.prepareWrites();
   const stopWatching = watchDataFile(realFile, () => void petFile.refresh());
