@@ -5,7 +5,7 @@ import { UsageError } from '../../../adapters/cli/UsageError.js';
 import { SERVE_LIMIT_DEFAULTS } from '../../../adapters/node/serve.js';
 
 // The machine's own variables must not decide what a test reads.
-const VARIABLES = ['PORT', 'DATABASE_URL', 'ANIMAL_STORE_API_KEYS', 'ANIMAL_STORE_CURSOR_SECRET'];
+const VARIABLES = ['PORT', 'DATABASE_URL', 'ANIMAL_STORE_API_KEYS', 'ANIMAL_STORE_CURSOR_SECRET', 'ANIMAL_STORE_MEMORY_LIMIT'];
 beforeEach(() => {
   for (const name of VARIABLES) vi.stubEnv(name, undefined);
 });
@@ -200,6 +200,8 @@ describe('animal-store command line: serve', () => {
     [['--data', 'x.json', '--memory'], /--data and --memory exclude each other/],
     [['x.json', '--memory'], /the data file "x.json" and --memory exclude each other/],
     [['x.json', '--data', 'y.json'], /give the data file once/],
+    [['--memory', '--memory-limit', '0'], /--memory-limit/],
+    [['--memory-limit', '1000'], /--memory-limit bounds the animals kept in memory: it needs --memory/],
     [['--base-path', 'v1'], /--base-path/],
     [['--cors', 'localhost'], /--cors/],
     [['--cors', 'http://localhost:5173/path'], /--cors/],
@@ -241,6 +243,12 @@ describe('animal-store command line: serve', () => {
     vi.stubEnv('DATABASE_URL', url);
     expect(settingsOf([]).storage).toEqual({ kind: 'database', url, schema: undefined });
     expect(settingsOf(['--database', 'postgresql://h/d']).storage).toMatchObject({ url: 'postgresql://h/d' });
+  });
+
+  it('bounds the memory store with --memory-limit or ANIMAL_STORE_MEMORY_LIMIT', () => {
+    expect(settingsOf(['--memory', '--memory-limit', '5000']).storage).toEqual({ kind: 'memory', limit: 5000 });
+    vi.stubEnv('ANIMAL_STORE_MEMORY_LIMIT', '7000');
+    expect(settingsOf(['--memory']).storage).toEqual({ kind: 'memory', limit: 7000 });
   });
 
   it('lets FILE, --data, --memory or --test-mode win over a DATABASE_URL in the environment', () => {
