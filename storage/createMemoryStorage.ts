@@ -20,12 +20,18 @@ export interface MemoryStorage extends PetStorage {
  */
 export const DEFAULT_MEMORY_LIMIT = 2_000_000;
 
+/**
+ * The highest limit taken: one API key's live Idempotency-Keys are found through one
+ * JavaScript Map, which holds at most 2^24 (16.7 million) entries.
+ */
+export const MAX_MEMORY_LIMIT = 16_000_000;
+
 /** How a memory storage is bounded. */
 export interface MemoryStorageOptions {
   /**
    * The most animals plus live Idempotency-Keys it holds (`--memory-limit`): past it, creates
    * are refused with 503 `storage_unavailable` saying the store is full, instead of the
-   * process running out of memory and losing everything. 2,000,000 by default.
+   * process running out of memory and losing everything. 2,000,000 by default, 16,000,000 at most.
    */
   limit?: number;
   /** How expired Idempotency-Keys are forgotten (tests shorten it). */
@@ -52,8 +58,9 @@ export const createMemoryStorage = (
   pets: Iterable<Pet> = [],
   { limit = DEFAULT_MEMORY_LIMIT, keySweep }: MemoryStorageOptions = {},
 ): MemoryStorage => {
-  if (!(Number.isSafeInteger(limit) && limit >= 1))
-    throw new TypeError(`A memory storage's limit must be a whole number of 1 or more, not ${limit}.`);
+  if (!(Number.isSafeInteger(limit) && limit >= 1 && limit <= MAX_MEMORY_LIMIT)) {
+    throw new TypeError(`A memory storage's limit must be a whole number from 1 to ${MAX_MEMORY_LIMIT}, not ${limit}.`);
+  }
   let index = new PetIndex(pets);
   let keys = new IdempotencyKeys();
   const sweep = new KeySweep((now, atMost) => keys.sweep(now, atMost), keySweep);

@@ -1,8 +1,9 @@
 /** @module `animal-store serve`: its flags, and the settings a command line asks for. */
 import { existsSync } from 'node:fs';
-import { type Command, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { parseApiKeyList } from '../../core/auth/apiKeys.js';
 import type { RateLimitOptions } from '../../core/http/createRateLimiter.js';
+import { MAX_MEMORY_LIMIT } from '../../storage/createMemoryStorage.js';
 import { SERVE_LIMIT_DEFAULTS, type ServeLimit } from '../node/serve.js';
 import { collect, collectOrigins, parseBasePath, parsePort, parseRateLimit, parseSchema, wholeNumber } from './optionParsers.js';
 import { UsageError } from './UsageError.js';
@@ -119,6 +120,13 @@ Examples:
   animal-store copy --from ./data/animals.json --to postgres://store@db/animals
 `;
 
+/** `--memory-limit COUNT`: a whole number the memory store takes. */
+const parseMemoryLimit = (text: string): number => {
+  const value = wholeNumber(1)(text);
+  if (value > MAX_MEMORY_LIMIT) throw new InvalidArgumentError(`It must be ${MAX_MEMORY_LIMIT} at most.`);
+  return value;
+};
+
 /** Adds `serve`, the default command, to the program. */
 export const addServeCommand = (program: Command): Command => {
   const serve = program
@@ -134,10 +142,10 @@ export const addServeCommand = (program: Command): Command => {
     .addOption(
       new Option(
         '--memory-limit <COUNT>',
-        'with --memory: the most animals plus live Idempotency-Keys held; past it creates get 503 (default 2000000)',
+        'with --memory: the most animals plus live Idempotency-Keys held, up to 16000000; past it creates get 503 (default 2000000)',
       )
         .env('ANIMAL_STORE_MEMORY_LIMIT')
-        .argParser(wholeNumber(1)),
+        .argParser(parseMemoryLimit),
     )
     .addOption(
       new Option('--database <URL>', 'keep animals in PostgreSQL, shared by every instance on the same URL (needs: npm install pg)').env(

@@ -93,7 +93,8 @@ describe('memory storage: a ceiling instead of a crash', () => {
     await storage.close();
   });
 
-  it('Should refuse a limit that is not a whole number of 1 or more', () => {
-    expect(() => createMemoryStorage([], { limit: 0 })).toThrow(/whole number of 1 or more/);
+  it('Should refuse a limit that is not a whole number from 1 to 16,000,000', () => {
+    expect(() => createMemoryStorage([], { limit: 0 })).toThrow(/whole number from 1 to 16000000/);
+    expect(() => createMemoryStorage([], { limit: 20_000_000 })).toThrow(/whole number from 1 to 16000000/);
   });
 });

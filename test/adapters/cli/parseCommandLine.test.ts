@@ -201,6 +201,7 @@ describe('animal-store command line: serve', () => {
     [['x.json', '--memory'], /the data file "x.json" and --memory exclude each other/],
     [['x.json', '--data', 'y.json'], /give the data file once/],
     [['--memory', '--memory-limit', '0'], /--memory-limit/],
+    [['--memory', '--memory-limit', '16000001'], /--memory-limit.*16000000 at most/],
     [['--memory-limit', '1000'], /--memory-limit bounds the animals kept in memory: it needs --memory/],
     [['--base-path', 'v1'], /--base-path/],
     [['--cors', 'localhost'], /--cors/],
