@@ -63,7 +63,11 @@ export const createMemoryStorage = (
   }
   let index = new PetIndex(pets);
   let keys = new IdempotencyKeys();
-  const sweep = new KeySweep((now, atMost) => keys.sweep(now, atMost), keySweep);
+  const sweep = new KeySweep(
+    (now, atMost) => keys.sweep(now, atMost),
+    keySweep,
+    () => keys.size === 0,
+  );
   const create = ({ name, categoryId, status }: NewPet, withKey: boolean): Pet => {
     // A keyed create holds two entries: the animal and its key.
     if (index.size + keys.size + (withKey ? 2 : 1) > limit) throw full(limit);

@@ -93,16 +93,21 @@ export const openJsonFileStorageOn = async (
   // a key) that a failing write loses. An edit read from disk replaces them.
   let index: PetIndex;
   let keys: IdempotencyKeys;
+  // Expired keys leave the queue here and the file at its next write.
+  const sweep = new KeySweep(
+    (now, atMost) => keys.sweep(now, atMost),
+    keySweep,
+    () => keys.size === 0,
+  );
   const rebuild = () => {
     index = new PetIndex(petFile.pets);
     keys = petFile.idempotencyKeys;
+    if (keys.size > 0) sweep.start();
   };
   const petFile = new PetFile(await openPetFileDb(realFile, file, fs), () => rebuild());
   rebuild();
   const stopPreparing = petFile.prepareWrites();
   const stopWatching = watchDataFile(realFile, () => void petFile.refresh());
-  // Expired keys leave the queue here and the file at its next write.
-  const sweep = new KeySweep((now, atMost) => keys.sweep(now, atMost), keySweep);
 
   /**
    * One commit: entries whose key is stored already (or came earlier in this batch) are

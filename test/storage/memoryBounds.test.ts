@@ -50,9 +50,17 @@ describe('memory storage: expired keys leave on a timer, a bounded number per ti
     await storage.close();
   });
 
-  it('Should stop its timer on close', async () => {
+  it('Should run its timer only while it holds keys, and stop it on close', async () => {
     const before = vi.getTimerCount();
-    const storage = createMemoryStorage();
+    const storage = createMemoryStorage([], { keySweep: { everyMilliseconds: 100, atMost: 10 } });
+    await storage.create(rex);
+    expect(vi.getTimerCount()).toBe(before);
+    await storage.createIdempotent(rex, keyAt('k', Date.now(), 1_000));
+    expect(vi.getTimerCount()).toBe(before + 1);
+    // Once the last key has left, the timer ends until the next key.
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(vi.getTimerCount()).toBe(before);
+    await storage.createIdempotent(rex, keyAt('k2', Date.now(), 1_000));
     expect(vi.getTimerCount()).toBe(before + 1);
     await storage.close();
     expect(vi.getTimerCount()).toBe(before);
