@@ -89,8 +89,9 @@ export const openJsonFileStorageOn = async (
     });
   }
 
-  // The indexes hold only what is on disk, so reads never show an animal (and no retry finds
-  // a key) that a failing write loses. An edit read from disk replaces them.
+  // The index holds only what is on disk, so reads never show an animal that a failing write
+  // loses. Keys join the file's queue for their write and leave it again if it fails; no
+  // lookup runs meanwhile, since commits run one at a time. An edit read from disk replaces both.
   let index: PetIndex;
   let keys: IdempotencyKeys;
   // Expired keys leave the queue here and the file at its next write.
