@@ -127,6 +127,8 @@ export const openPostgresStorage = async (options: PostgresStorageOptions): Prom
       })),
     { ...POSTGRES_KEY_SWEEP, ...options.keySweep },
   );
+  // Other instances may store keys this one never sees: it sweeps from the start.
+  sweep.start();
   let closing: Promise<void> | undefined;
   const submit = (entry: Entry) => {
     if (closing) throw new AnimalStoreError('storage_unavailable', 'The store is shutting down, so the animal was not stored.');
