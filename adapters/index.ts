@@ -22,5 +22,5 @@
  * (`defaultServerConditions` from 'vite'), as examples/test-app/vitest.config.ts does.
  */
 export * from '../core/index.js';
-export type { MemoryStorage } from '../storage/createMemoryStorage.js';
+export type { MemoryStorage, MemoryStorageOptions } from '../storage/createMemoryStorage.js';
 export { createMemoryStorage } from '../storage/createMemoryStorage.js';

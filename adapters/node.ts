@@ -2,7 +2,7 @@
  * @module animal-store/node: the standalone server and the storages that need Node (the
  * JSON data file), beside the in-memory one.
  */
-export { createMemoryStorage, type MemoryStorage } from '../storage/createMemoryStorage.js';
+export { createMemoryStorage, type MemoryStorage, type MemoryStorageOptions } from '../storage/createMemoryStorage.js';
 export type { CommitObserver, CommitReport } from '../storage/GroupCommit.js';
 export { DataFileError, DataFileLockedError, type DataFileOwner } from '../storage/jsonFile/DataFileError.js';
 export { type JsonFileStorage, type JsonFileStorageOptions, openJsonFileStorage } from '../storage/jsonFile/openJsonFileStorage.js';

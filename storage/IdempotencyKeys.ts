@@ -1,44 +1,175 @@
-/** @module The Idempotency-Keys a storage keeps in memory: found by scope and key, forgotten once expired. */
+/** @module The Idempotency-Keys a storage keeps in memory: a queue in arrival order, found by scope and key. */
 import type { IdempotencyKey, StoredIdempotencyKey } from '../core/PetStorage.js';
 
+/** The first capacity of the columns; they double as keys arrive. */
+const INITIAL_CAPACITY = 1024;
+
 /**
- * Live Idempotency-Keys by scope and key. Keys are added in the order requests arrive, and
- * that is their order of expiry too (every key lives as long), so forgetting expired keys
- * only ever looks at the oldest: a create costs no more at a million keys than at ten.
+ * A column of strings, filled one by one: V8 keeps an array made so in fast elements, where
+ * `new Array(n)` above 100,000 makes a slow dictionary.
+ */
+const stringColumn = (capacity: number): (string | undefined)[] => {
+  const column: (string | undefined)[] = [];
+  for (let slot = 0; slot < capacity; slot++) column.push(undefined);
+  return column;
+};
+
+/**
+ * The same text, flat. A key read character by character, or made by joining pieces (as
+ * `crypto.randomUUID` does), is a V8 rope of one small object per piece: 490 bytes for a
+ * UUID where the flat text takes 66. Reading a character flattens it in place, and the next
+ * garbage collection drops the rope; test/bench/measureKeyMemory.ts shows the difference.
+ */
+const flattened = (text: string): string => {
+  text.charCodeAt(0);
+  return text;
+};
+
+/**
+ * Live Idempotency-Keys, oldest first, found by scope and key. Every key lives as long, so
+ * arrival order is expiry order: expired keys leave from the front (`sweep`, a bounded
+ * number at a time), new ones join at the back.
+ *
+ * Each key has a sequence number (0, 1, 2, … in arrival order, never reused) and is kept in
+ * columns (typed arrays for numbers, a scope number instead of the scope's 64 characters),
+ * not as an object: a key then costs about what an animal does (see docs/bounds.md), where
+ * an object per key cost four times that. A key that replaces an expired one with the same
+ * scope and key leaves the old one in the queue, unreachable, until the sweep reaches it.
  */
 export class IdempotencyKeys {
-  readonly #keys = new Map<string, StoredIdempotencyKey>();
+  readonly #scopes: string[] = [];
+  /** Per scope number, the sequence number of each key's newest entry. */
+  readonly #lookup: Map<string, number>[] = [];
+  readonly #scopeNumbers = new Map<string, number>();
+  #mask = INITIAL_CAPACITY - 1;
+  #scopeOf = new Uint32Array(INITIAL_CAPACITY);
+  #petId = new Float64Array(INITIAL_CAPACITY);
+  #createdAt = new Float64Array(INITIAL_CAPACITY);
+  #expiresAt = new Float64Array(INITIAL_CAPACITY);
+  #key = stringColumn(INITIAL_CAPACITY);
+  #fingerprint = stringColumn(INITIAL_CAPACITY);
+  #first = 0;
+  #end = 0;
 
   constructor(keys: Iterable<StoredIdempotencyKey> = []) {
     for (const key of keys) this.add(key);
   }
 
-  /** The live key with the same scope and key as `key`, or `undefined`; forgets keys expired by its arrival. */
+  /** The sequence number of the oldest key kept. */
+  get first(): number {
+    return this.#first;
+  }
+
+  /** The sequence number the next key gets. */
+  get end(): number {
+    return this.#end;
+  }
+
+  /** How many keys are kept (expired ones the sweep has not reached yet included). */
+  get size(): number {
+    return this.#end - this.#first;
+  }
+
+  /** The live key with the same scope and key as `key`, or `undefined` (one expired by `key`'s arrival counts as absent). */
   find(key: IdempotencyKey): StoredIdempotencyKey | undefined {
-    this.forgetExpired(key.createdAt);
-    const stored = this.#keys.get(idOf(key));
-    return stored && stored.expiresAt > key.createdAt ? stored : undefined;
+    const scope = this.#scopeNumbers.get(key.scope);
+    const sequence = scope === undefined ? undefined : this.#lookup[scope]!.get(key.key);
+    if (sequence === undefined || this.#expiresAt[sequence & this.#mask]! <= key.createdAt) return undefined;
+    return this.at(sequence);
   }
 
-  /** Keeps a key (replacing an expired one with the same scope and key). */
+  /** Keeps a key at the back of the queue (replacing, for `find`, an expired one with the same scope and key). */
   add(stored: StoredIdempotencyKey): void {
-    const id = idOf(stored);
-    this.#keys.delete(id);
-    this.#keys.set(id, stored);
-  }
-
-  /** Forgets keys that expired at or before `now`, oldest first, stopping at the first live one. */
-  forgetExpired(now: number): void {
-    for (const [id, stored] of this.#keys) {
-      if (stored.expiresAt > now) return;
-      this.#keys.delete(id);
+    if (this.size > this.#mask) this.#grow();
+    let scope = this.#scopeNumbers.get(stored.scope);
+    if (scope === undefined) {
+      scope = this.#scopes.push(stored.scope) - 1;
+      this.#scopeNumbers.set(stored.scope, scope);
+      this.#lookup.push(new Map());
     }
+    const sequence = this.#end++;
+    const slot = sequence & this.#mask;
+    this.#scopeOf[slot] = scope;
+    this.#key[slot] = flattened(stored.key);
+    this.#fingerprint[slot] = flattened(stored.fingerprint);
+    this.#petId[slot] = stored.petId;
+    this.#createdAt[slot] = stored.createdAt;
+    this.#expiresAt[slot] = stored.expiresAt;
+    this.#lookup[scope]!.set(stored.key, sequence);
   }
 
-  /** The keys kept, oldest first. */
-  values(): IterableIterator<StoredIdempotencyKey> {
-    return this.#keys.values();
+  /** The key with this sequence number (between `first` and `end`), as a new object. */
+  at(sequence: number): StoredIdempotencyKey {
+    const slot = sequence & this.#mask;
+    return {
+      scope: this.#scopes[this.#scopeOf[slot]!]!,
+      key: this.#key[slot]!,
+      fingerprint: this.#fingerprint[slot]!,
+      petId: this.#petId[slot]!,
+      createdAt: this.#createdAt[slot]!,
+      expiresAt: this.#expiresAt[slot]!,
+    };
+  }
+
+  /**
+   * Forgets up to `atMost` keys expired at or before `now`, oldest first, stopping at the
+   * first live one; answers how many it forgot. Bounded, so a caller on a timer never
+   * stalls the event loop however many keys expire at once.
+   */
+  sweep(now: number, atMost: number): number {
+    let forgotten = 0;
+    while (forgotten < atMost && this.#first < this.#end && this.#expiresAt[this.#first & this.#mask]! <= now) {
+      this.#forget(this.#first++);
+      forgotten++;
+    }
+    return forgotten;
+  }
+
+  /** Forgets the keys added since the queue's `end` was `end` (a write that failed). */
+  truncate(end: number): void {
+    while (this.#end > Math.max(end, this.#first)) this.#forget(--this.#end);
+  }
+
+  /** The keys kept, oldest first, as new objects. */
+  *values(): IterableIterator<StoredIdempotencyKey> {
+    for (let sequence = this.#first; sequence < this.#end; sequence++) yield this.at(sequence);
+  }
+
+  #forget(sequence: number): void {
+    const slot = sequence & this.#mask;
+    const lookup = this.#lookup[this.#scopeOf[slot]!]!;
+    const key = this.#key[slot]!;
+    if (lookup.get(key) === sequence) lookup.delete(key);
+    this.#key[slot] = undefined;
+    this.#fingerprint[slot] = undefined;
+  }
+
+  /** Doubles the columns, moving each key to its slot under the new mask. */
+  #grow(): void {
+    const capacity = (this.#mask + 1) * 2;
+    const mask = capacity - 1;
+    const scopeOf = new Uint32Array(capacity);
+    const petId = new Float64Array(capacity);
+    const createdAt = new Float64Array(capacity);
+    const expiresAt = new Float64Array(capacity);
+    const key = stringColumn(capacity);
+    const fingerprint = stringColumn(capacity);
+    for (let sequence = this.#first; sequence < this.#end; sequence++) {
+      const from = sequence & this.#mask;
+      const to = sequence & mask;
+      scopeOf[to] = this.#scopeOf[from]!;
+      petId[to] = this.#petId[from]!;
+      createdAt[to] = this.#createdAt[from]!;
+      expiresAt[to] = this.#expiresAt[from]!;
+      key[to] = this.#key[from];
+      fingerprint[to] = this.#fingerprint[from];
+    }
+    this.#mask = mask;
+    this.#scopeOf = scopeOf;
+    this.#petId = petId;
+    this.#createdAt = createdAt;
+    this.#expiresAt = expiresAt;
+    this.#key = key;
+    this.#fingerprint = fingerprint;
   }
 }
-
-const idOf = ({ scope, key }: IdempotencyKey): string => `${scope}\u0000${key}`;

@@ -1,8 +1,10 @@
 /** @module A storage that keeps animals in memory only: for tests, kiosks and fetch runtimes. */
+import { AnimalStoreError } from '../core/AnimalStoreError.js';
 import type { PetStorage } from '../core/PetStorage.js';
 import type { NewPet } from '../core/schemas/NewPet.js';
 import type { Pet } from '../core/schemas/Pet.js';
 import { IdempotencyKeys } from './IdempotencyKeys.js';
+import { KeySweep, type KeySweepOptions } from './KeySweep.js';
 import { PetIndex } from './PetIndex.js';
 
 /** A memory storage, which can also be emptied (between tests, say). */
@@ -12,25 +14,76 @@ export interface MemoryStorage extends PetStorage {
 }
 
 /**
- * Creates a storage held in memory: fast, and gone when the process ends. `pets` seeds it
- * (ascending ids, already valid); new animals continue after the highest seeded id.
+ * The most animals plus live Idempotency-Keys a memory storage holds by default: about
+ * 1.2 GB of heap at the largest names, inside Node's default heap on a 64-bit machine
+ * (docs/bounds.md has the figures).
  */
-export const createMemoryStorage = (pets: Iterable<Pet> = []): MemoryStorage => {
+export const DEFAULT_MEMORY_LIMIT = 2_000_000;
+
+/**
+ * The highest limit taken: one API key's live Idempotency-Keys are found through one
+ * JavaScript Map, which holds at most 2^24 (16.7 million) entries.
+ */
+export const MAX_MEMORY_LIMIT = 16_000_000;
+
+/** How a memory storage is bounded. */
+export interface MemoryStorageOptions {
+  /**
+   * The most animals plus live Idempotency-Keys it holds (`--memory-limit`): past it, creates
+   * are refused with 503 `storage_unavailable` saying the store is full, instead of the
+   * process running out of memory and losing everything. 2,000,000 by default, 16,000,000 at most.
+   */
+  limit?: number;
+  /** How expired Idempotency-Keys are forgotten (tests shorten it). */
+  keySweep?: KeySweepOptions;
+}
+
+/** How long a client is asked to wait when the store is full: keys expire, animals never leave. */
+const FULL_RETRY_AFTER_SECONDS = 60;
+
+const full = (limit: number) =>
+  new AnimalStoreError(
+    'storage_unavailable',
+    `The store is full: it holds its limit of ${limit} animals and Idempotency-Keys in memory, so the animal was not stored. Try again later, once keys have expired, or ask the operator to raise --memory-limit or move to a data file or database.`,
+    { headers: { 'retry-after': String(FULL_RETRY_AFTER_SECONDS) } },
+  );
+
+/**
+ * Creates a storage held in memory: fast, and gone when the process ends. `pets` seeds it
+ * (ascending ids, already valid); new animals continue after the highest seeded id. It holds
+ * at most `limit` animals and keys; expired keys are forgotten by a timer, a bounded number
+ * per tick, stopped by `close`.
+ */
+export const createMemoryStorage = (
+  pets: Iterable<Pet> = [],
+  { limit = DEFAULT_MEMORY_LIMIT, keySweep }: MemoryStorageOptions = {},
+): MemoryStorage => {
+  if (!(Number.isSafeInteger(limit) && limit >= 1 && limit <= MAX_MEMORY_LIMIT)) {
+    throw new TypeError(`A memory storage's limit must be a whole number from 1 to ${MAX_MEMORY_LIMIT}, not ${limit}.`);
+  }
   let index = new PetIndex(pets);
   let keys = new IdempotencyKeys();
-  const create = ({ name, categoryId, status }: NewPet): Pet => {
+  const sweep = new KeySweep(
+    (now, atMost) => keys.sweep(now, atMost),
+    keySweep,
+    () => keys.size === 0,
+  );
+  const create = ({ name, categoryId, status }: NewPet, withKey: boolean): Pet => {
+    // A keyed create holds two entries: the animal and its key.
+    if (index.size + keys.size + (withKey ? 2 : 1) > limit) throw full(limit);
     const pet: Pet = { id: index.lastId + 1, name, categoryId, status };
     index.add(pet);
     return pet;
   };
   return {
     async create(newPet) {
-      return create(newPet);
+      return create(newPet, false);
     },
     async createIdempotent(newPet, key) {
+      sweep.saw(key.createdAt);
       const found = keys.find(key);
       if (found) return { pet: index.get(found.petId)!, stored: found, replayed: true };
-      const pet = create(newPet);
+      const pet = create(newPet, true);
       const stored = { ...key, petId: pet.id };
       keys.add(stored);
       return { pet, stored, replayed: false };
@@ -45,6 +98,8 @@ export const createMemoryStorage = (pets: Iterable<Pet> = []): MemoryStorage => 
       index = new PetIndex();
       keys = new IdempotencyKeys();
     },
-    async close() {},
+    async close() {
+      sweep.stop();
+    },
   };
 };

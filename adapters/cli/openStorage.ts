@@ -54,7 +54,7 @@ export const openStorage = async (choice: StorageChoice, { seed, onCommit, warn 
   const observer = onCommit === undefined ? {} : { onCommit };
   switch (choice.kind) {
     case 'memory':
-      return createMemoryStorage(seed ?? []);
+      return createMemoryStorage(seed ?? [], choice.limit === undefined ? {} : { limit: choice.limit });
     case 'database':
       return openPostgresStorage({
         connectionString: choice.url,

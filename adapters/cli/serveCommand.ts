@@ -1,8 +1,9 @@
 /** @module `animal-store serve`: its flags, and the settings a command line asks for. */
 import { existsSync } from 'node:fs';
-import { type Command, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { parseApiKeyList } from '../../core/auth/apiKeys.js';
 import type { RateLimitOptions } from '../../core/http/createRateLimiter.js';
+import { MAX_MEMORY_LIMIT } from '../../storage/createMemoryStorage.js';
 import { DEFAULT_EXEMPT_ADDRESSES, SERVE_LIMIT_DEFAULTS, type ServeLimit } from '../node/serve.js';
 import { DEFAULT_LOG_BUFFER_BYTES } from './createLineWriter.js';
 import {
@@ -20,7 +21,7 @@ import { UsageError } from './UsageError.js';
 /** Where the animals live. */
 export type StorageChoice =
   | { kind: 'file'; file: string }
-  | { kind: 'memory' }
+  | { kind: 'memory'; limit: number | undefined }
   | { kind: 'database'; url: string; schema: string | undefined };
 
 /** A key given on the command line or in the environment, and where, to name it in messages without showing it. */
@@ -66,6 +67,7 @@ export const DEFAULT_DATA_FILE = './data/animals.json';
 interface ServeFlags {
   data?: string;
   memory?: boolean;
+  memoryLimit?: number;
   database?: string;
   schema?: string;
   seed?: string;
@@ -138,6 +140,13 @@ Examples:
   animal-store copy --from ./data/animals.json --to postgres://store@db/animals
 `;
 
+/** `--memory-limit COUNT`: a whole number the memory store takes. */
+const parseMemoryLimit = (text: string): number => {
+  const value = wholeNumber(1)(text);
+  if (value > MAX_MEMORY_LIMIT) throw new InvalidArgumentError(`It must be ${MAX_MEMORY_LIMIT} at most.`);
+  return value;
+};
+
 /** Adds `serve`, the default command, to the program. */
 export const addServeCommand = (program: Command): Command => {
   const serve = program
@@ -150,6 +159,14 @@ export const addServeCommand = (program: Command): Command => {
   serve
     .option('--data <FILE>', `the JSON data file (default ${DEFAULT_DATA_FILE}); created, mode 0600, when missing`)
     .option('--memory', 'keep animals in memory only, lost when the server stops')
+    .addOption(
+      new Option(
+        '--memory-limit <COUNT>',
+        'with --memory: the most animals plus live Idempotency-Keys held, up to 16000000; past it creates get 503 (default 2000000)',
+      )
+        .env('ANIMAL_STORE_MEMORY_LIMIT')
+        .argParser(parseMemoryLimit),
+    )
     .addOption(
       new Option('--database <URL>', 'keep animals in PostgreSQL, shared by every instance on the same URL (needs: npm install pg)').env(
         'DATABASE_URL',
@@ -290,7 +307,13 @@ const readStorage = (command: Command, flags: ServeFlags, file: string | undefin
     return { kind: 'database', url, schema: flags.schema };
   }
   if (flags.schema !== undefined) throw new UsageError('--schema names a PostgreSQL schema: it needs --database (or DATABASE_URL)');
-  return flags.memory || flags.testMode ? { kind: 'memory' } : { kind: 'file', file: dataFile ?? DEFAULT_DATA_FILE };
+  // From the environment it may sit beside any storage; on the command line it asks for memory.
+  if (command.getOptionValueSource('memoryLimit') === 'cli' && !flags.memory) {
+    throw new UsageError('--memory-limit bounds the animals kept in memory: it needs --memory');
+  }
+  return flags.memory || flags.testMode
+    ? { kind: 'memory', limit: flags.memoryLimit }
+    : { kind: 'file', file: dataFile ?? DEFAULT_DATA_FILE };
 };
 
 /**

@@ -103,6 +103,8 @@ export const createTestCatalogue = (options: TestCatalogueOptions = {}): TestCat
     baseUrl: `${ORIGIN}${(rest.basePath ?? '/v1').replace(/\/+$/, '')}`,
     fetch: (input, init) => service(new Request(input instanceof Request ? input : new URL(input, ORIGIN), init)),
     reset() {
+      // The replaced storage's key sweep stops with it.
+      void memory.close();
       memory = createMemoryStorage(seedPets);
       storage.clearFaults();
       injectInitialFaults();

@@ -1,76 +1,22 @@
 /** @module The data file's content and its one way to change: append new animals, durably, never over someone's edit. */
-import { Low } from 'lowdb';
+import type { Low } from 'lowdb';
 import { AnimalStoreError } from '../../core/AnimalStoreError.js';
-import type { IdempotencyKey, StorageHealth, StoredIdempotencyKey } from '../../core/PetStorage.js';
-import type { NewPet } from '../../core/schemas/NewPet.js';
+import type { StorageHealth } from '../../core/PetStorage.js';
 import type { Pet } from '../../core/schemas/Pet.js';
+import type { IdempotencyKeys } from '../IdempotencyKeys.js';
 import { DataFileError } from './DataFileError.js';
-import { DurableDataFile } from './DurableDataFile.js';
-import { DurableTextFile, DurableWriteError, FileChangedError } from './DurableTextFile.js';
-import type { FileSystem } from './FileSystem.js';
-import { PET_FILE_FORMAT, type PetFileData } from './PetFileData.js';
-import { PetFileSerializer } from './PetFileSerializer.js';
-import { parsePetFile } from './parsePetFile.js';
-import { systemErrorReason } from './systemErrorReason.js';
+import type { DurableTextFile } from './DurableTextFile.js';
+import { FileChangedError } from './DurableWriteError.js';
+import { problemOf, refusal } from './fileProblems.js';
+import type { PetFileDb } from './openPetFileDb.js';
+import { type AppendedEntry, appendEntries, type NewEntry, type PetFileContent } from './PetFileContent.js';
+import type { PetFileSerializer } from './PetFileSerializer.js';
+import { undoFailedWrite } from './undoFailedWrite.js';
 import { WriteHealth } from './WriteHealth.js';
-
-/** A new animal to append, with the Idempotency-Key to keep beside it, if its request had one. */
-export interface NewEntry {
-  newPet: NewPet;
-  key?: IdempotencyKey | undefined;
-}
-
-/** An appended animal and its key as stored. */
-export interface AppendedEntry {
-  pet: Pet;
-  stored: StoredIdempotencyKey | undefined;
-}
-
-/** How to open a PetFile. */
-export interface PetFileOptions {
-  /** The file's name in messages (the path as given). */
-  name: string;
-  fs: FileSystem;
-  /** Called, synchronously, each time the content was replaced by a valid edit read from disk. */
-  onReload?: () => void;
-}
+import { WritePreparation } from './WritePreparation.js';
 
 /** How many times an append meets an edit saved during its own write before it gives up. */
 const EDIT_RETRIES = 3;
-
-/**
- * Why the file cannot be used now, after it changed on disk: what an operator reads (in
- * logs, on /healthz, as the cause of a refused create). The file is always named.
- */
-const problemOf = (name: string, error: unknown): DataFileError => {
-  if (error instanceof DataFileError && error.problem !== undefined) {
-    return new DataFileError(
-      name,
-      `The data file ${name} was changed by someone else and cannot be used: ${error.problem}. Creates are refused until it is repaired; reads serve its last valid content.`,
-      { cause: error, problem: error.problem },
-    );
-  }
-  if (error instanceof DataFileError) return error;
-  const { code, reason } = systemErrorReason(error);
-  if (code === 'ENOENT') {
-    return new DataFileError(
-      name,
-      `The data file ${name} was removed or moved away by someone else. Creates are refused until it is back; reads serve its last content.`,
-      { cause: error },
-    );
-  }
-  return new DataFileError(name, `The data file ${name} cannot be read: ${reason}.`, { cause: error });
-};
-
-/** What a client is told when the file cannot be used (the cause, for the operator, names the file). */
-const refusal = (problem: DataFileError): AnimalStoreError =>
-  new AnimalStoreError(
-    'storage_unavailable',
-    problem.problem === undefined
-      ? 'The data file cannot be used now, so the animal was not stored. Try again later.'
-      : `The data file was edited and is not valid now (${problem.problem}), so the animal was not stored. Try again once it is repaired.`,
-    { cause: problem },
-  );
 
 /**
  * The JSON data file: what is in it, and the one operation that changes it, `append`.
@@ -87,7 +33,7 @@ const refusal = (problem: DataFileError): AnimalStoreError =>
  * seen or given, whatever the edit says.
  */
 export class PetFile {
-  readonly #db: Low<PetFileData>;
+  readonly #db: Low<PetFileContent>;
   readonly #text: DurableTextFile;
   readonly #serializer: PetFileSerializer;
   readonly #health: WriteHealth;
@@ -98,56 +44,25 @@ export class PetFile {
   #problem: DataFileError | undefined;
   /** Appends and reloads, one at a time. */
   #queue: Promise<unknown> = Promise.resolve();
-  /** Bumped when the content is replaced, which stops preparing bytes of the old content. */
-  #generation = 0;
-  #preparing = false;
-  /**
-   * True while the file may hold animals whose create failed (a write failed after its
-   * rename, and so did the write that was to put the file back). Any later successful write
-   * clears it, since each write holds exactly the acknowledged animals.
-   */
+  readonly #preparation: WritePreparation;
+  /** The file may hold animals whose create failed (see undoFailedWrite), until a write succeeds. */
   #holdsFailedAnimals = false;
   /** Set by `close`: the file is released, and nothing may read (and so lock) it again. */
   #closed = false;
 
-  private constructor(db: Low<PetFileData>, text: DurableTextFile, serializer: PetFileSerializer, onReload: () => void) {
+  /**
+   * Owns the data file opened by `openPetFileDb` (see there for what opening checks);
+   * `onReload` is called, synchronously, each time a valid edit read from disk replaced the
+   * content.
+   */
+  constructor({ db, text, serializer }: PetFileDb, onReload: () => void = () => {}) {
     this.#db = db;
     this.#text = text;
     this.#serializer = serializer;
     this.#onReload = onReload;
     this.#idFloor = db.data.nextId;
     this.#health = new WriteHealth(() => text.probe());
-  }
-
-  /**
-   * Opens the data file at `realFile` (its real path, so that replacing it never turns a
-   * symlink into a file of its own) and takes ownership of it, creating it (mode 0600) when
-   * missing. As the owner, it removes temp files a crashed writer left beside it. A damaged
-   * or unreadable file throws a DataFileError naming `name`, and is not changed; a file
-   * another process owns, a DataFileLockedError.
-   */
-  static async open(realFile: string, { name, fs, onReload = () => {} }: PetFileOptions): Promise<PetFile> {
-    const serializer = new PetFileSerializer();
-    const empty: PetFileData = { format: PET_FILE_FORMAT, nextId: 1, pets: [], idempotencyKeys: [] };
-    const text = await DurableTextFile.take(realFile, { name, fs, initial: () => serializer.serialize(empty) });
-    try {
-      await text.removeStaleTempFiles().catch(() => {});
-      const adapter = new DurableDataFile<PetFileData>(text, {
-        parse: (content) => parsePetFile(content, name),
-        serialize: (data) => serializer.serialize(data),
-      });
-      const db = new Low(adapter, empty);
-      try {
-        await db.read();
-      } catch (error) {
-        if (error instanceof DataFileError) throw error;
-        throw new DataFileError(name, `The data file ${name} cannot be read: ${systemErrorReason(error).reason}.`, { cause: error });
-      }
-      return new PetFile(db, text, serializer, onReload);
-    } catch (error) {
-      await text.release();
-      throw error;
-    }
+    this.#preparation = new WritePreparation(serializer, () => db.data);
   }
 
   /** The animals in the file, in ascending id order; callers must not change the array. */
@@ -155,8 +70,8 @@ export class PetFile {
     return this.#db.data.pets;
   }
 
-  /** The Idempotency-Keys in the file, oldest first (some may have expired). */
-  get idempotencyKeys(): readonly StoredIdempotencyKey[] {
+  /** The file's Idempotency-Keys: the queue itself, which the storage finds keys in and sweeps; a reload replaces it. */
+  get idempotencyKeys(): IdempotencyKeys {
     return this.#db.data.idempotencyKeys;
   }
 
@@ -166,17 +81,8 @@ export class PetFile {
    * returned function to stop.
    */
   prepareWrites(): () => void {
-    this.#preparing = true;
-    this.#prepare();
-    return () => {
-      this.#preparing = false;
-      this.#generation++;
-    };
-  }
-
-  #prepare(): void {
-    const generation = this.#generation;
-    void this.#serializer.prepare(this.#db.data.pets, () => !this.#preparing || generation !== this.#generation);
+    this.#preparation.start();
+    return () => this.#preparation.stop();
   }
 
   /** Runs `task` after every append and reload before it, alone. */
@@ -209,9 +115,8 @@ export class PetFile {
     data.nextId = Math.max(data.nextId, this.#idFloor);
     this.#idFloor = data.nextId;
     this.#holdsFailedAnimals = false;
-    this.#generation++;
-    this.#serializer.forgetFrom(0);
-    if (this.#preparing) this.#prepare();
+    this.#serializer.forgetAll();
+    this.#preparation.replaced();
     this.#onReload();
   }
 
@@ -245,40 +150,14 @@ export class PetFile {
   }
 
   async #appendOnce(entries: readonly NewEntry[]): Promise<AppendedEntry[]> {
-    const data = this.#db.data;
-    // Keys expired by the newest key's arrival are gone for good, written or not: they count as absent.
-    const now = Math.max(0, ...entries.map(({ key }) => key?.createdAt ?? 0));
-    const live = data.idempotencyKeys.findIndex((stored) => stored.expiresAt > now);
-    data.idempotencyKeys.splice(0, live === -1 ? data.idempotencyKeys.length : live);
-    const committedLength = data.pets.length;
-    const committedKeys = data.idempotencyKeys.length;
-    const committedNextId = data.nextId;
-    const appended = entries.map(({ newPet: { name, categoryId, status }, key }, offset): AppendedEntry => {
-      const pet: Pet = { id: committedNextId + offset, name, categoryId, status };
-      return { pet, stored: key === undefined ? undefined : { ...key, petId: pet.id } };
-    });
-    for (const { pet, stored } of appended) {
-      data.pets.push(pet);
-      if (stored) data.idempotencyKeys.push(stored);
-    }
-    data.nextId = committedNextId + appended.length;
+    const appended = appendEntries(this.#db.data, entries);
     try {
       await this.#db.write();
     } catch (error) {
-      data.pets.length = committedLength;
-      data.idempotencyKeys.length = committedKeys;
-      this.#serializer.forgetFrom(committedLength);
-      if (error instanceof DurableWriteError && error.replaced) {
-        // The new file is in place but its durability is unknown. Put the acknowledged
-        // content back (best effort), and keep the ids moved on: should the failed animals
-        // survive anyway, their ids are never given to other animals.
-        this.#idFloor = Math.max(this.#idFloor, data.nextId);
-        this.#holdsFailedAnimals = await this.#db.write().then(
-          () => false,
-          () => true,
-        );
-      } else {
-        data.nextId = committedNextId;
+      const failed = await undoFailedWrite(this.#db, this.#serializer, appended, error);
+      if (failed.replaced) {
+        this.#idFloor = Math.max(this.#idFloor, this.#db.data.nextId);
+        this.#holdsFailedAnimals = failed.holdsFailedAnimals;
       }
       if (error instanceof FileChangedError) throw error;
       this.#health.failed(error instanceof Error ? error.message : String(error));
@@ -286,10 +165,10 @@ export class PetFile {
         cause: error,
       });
     }
-    this.#idFloor = Math.max(this.#idFloor, data.nextId);
+    this.#idFloor = Math.max(this.#idFloor, this.#db.data.nextId);
     this.#holdsFailedAnimals = false;
     this.#health.succeeded();
-    return appended;
+    return appended.entries;
   }
 
   /**

@@ -1,8 +1,10 @@
 /** @module Writes a data file's bytes, reusing the bytes of animals written before. */
 
-import type { StoredIdempotencyKey } from '../../core/PetStorage.js';
 import type { Pet } from '../../core/schemas/Pet.js';
-import { keyToFile, type PetFileData } from './PetFileData.js';
+import { IdempotencyKeys } from '../IdempotencyKeys.js';
+import { KeyLines } from './KeyLines.js';
+import type { PetFileContent } from './PetFileContent.js';
+import type { PetFileData } from './PetFileData.js';
 
 /** How many animals share one cached chunk: small enough to redo cheaply, large enough to be few. */
 const CHUNK_SIZE = 4096;
@@ -10,9 +12,6 @@ const CHUNK_SIZE = 4096;
 /** One animal per line, fields in a fixed order, so files diff and repair well by hand. */
 const petLine = ({ id, name, categoryId, status }: Pet): string =>
   `{"id":${id},"name":${JSON.stringify(name)},"categoryId":${categoryId},"status":${JSON.stringify(status)}}`;
-
-/** One Idempotency-Key per line, after the animals. */
-const keyLine = (stored: StoredIdempotencyKey): string => JSON.stringify(keyToFile(stored));
 
 /** The bytes of a run of animals after the last full chunk, up to `end`. */
 interface TailPiece {
@@ -41,17 +40,44 @@ export class PetFileSerializer {
   /** The cached bytes of animals from `#tailStart` on, in the order written. */
   #tail: TailPiece[] = [];
 
-  /** The file's bytes, as a list of buffers for one `writev`. */
-  serialize({ format, nextId, pets, idempotencyKeys }: PetFileData): Buffer[] {
+  /** The bytes of the keys, kept between writes while the queue is the same. */
+  readonly #keyLines = new KeyLines();
+  #encodedPetBytes = 0;
+
+  /**
+   * How many bytes of animals and keys this serialiser has encoded so far: what writes cost
+   * beyond handing cached bytes to the disk. A write of one new animal adds one line's worth,
+   * however many animals and keys the file holds.
+   */
+  get encodedBytes(): number {
+    return this.#encodedPetBytes + this.#keyLines.encodedBytes;
+  }
+
+  /**
+   * The file's bytes, as a list of buffers for one `writev`. Keys given as a queue (a
+   * running storage's) are encoded once and reused; given as an array, all are encoded now.
+   */
+  serialize({ format, nextId, pets, idempotencyKeys }: PetFileData | PetFileContent): Buffer[] {
     const buffers: Buffer[] = [Buffer.from(`{"format":${format},"nextId":${nextId},"pets":[`)];
     const fullChunks = Math.floor(pets.length / CHUNK_SIZE);
     for (let index = 0; index < fullChunks; index++) buffers.push(this.#chunk(pets, index));
     for (const { bytes } of this.#tailOf(pets, fullChunks * CHUNK_SIZE)) buffers.push(bytes);
-    // The keys are few (one per keyed create in the last day) and some expire at each write: no cache.
-    let tail = `${pets.length === 0 ? '' : '\n'}],"idempotencyKeys":[`;
-    for (const [position, stored] of idempotencyKeys.entries()) tail += `${position === 0 ? '\n' : ',\n'}${keyLine(stored)}`;
-    buffers.push(Buffer.from(`${tail}${idempotencyKeys.length === 0 ? '' : '\n'}]}\n`));
+    buffers.push(Buffer.from(`${pets.length === 0 ? '' : '\n'}],"idempotencyKeys":[`));
+    const keys = idempotencyKeys instanceof IdempotencyKeys ? idempotencyKeys : new IdempotencyKeys(idempotencyKeys);
+    const keyLines = keys === idempotencyKeys ? this.#keyLines : new KeyLines();
+    buffers.push(...keyLines.lines(keys), Buffer.from(`${keys.size === 0 ? '' : '\n'}]}\n`));
     return buffers;
+  }
+
+  /** Forgets the bytes of keys from sequence number `sequence` on, which are about to change. */
+  forgetKeysFrom(sequence: number): void {
+    this.#keyLines.forgetFrom(sequence);
+  }
+
+  /** Forgets the bytes of every animal and key: the content was replaced. */
+  forgetAll(): void {
+    this.forgetFrom(0);
+    this.#keyLines.forget();
   }
 
   /** Forgets the bytes of animals from position `length` on, which are about to change. */
@@ -71,11 +97,12 @@ export class PetFileSerializer {
    * second from the first create to the quiet time after opening. Stops when `stopped()`
    * says so.
    */
-  async prepare(pets: readonly Pet[], stopped: () => boolean): Promise<void> {
+  async prepare({ pets, idempotencyKeys }: PetFileContent, stopped: () => boolean): Promise<void> {
     for (let index = 0; (index + 1) * CHUNK_SIZE <= pets.length && !stopped(); index++) {
       this.#chunk(pets, index);
       await new Promise((resolve) => setImmediate(resolve));
     }
+    await this.#keyLines.prepare(idempotencyKeys, stopped);
   }
 
   /** The bytes of full chunk `index`, from the cache when made before. */
@@ -113,6 +140,8 @@ export class PetFileSerializer {
     for (let position = start; position < end; position++) {
       text += `${position === 0 ? '\n' : ',\n'}${petLine(pets[position]!)}`;
     }
-    return Buffer.from(text);
+    const bytes = Buffer.from(text);
+    this.#encodedPetBytes += bytes.byteLength;
+    return bytes;
   }
 }

@@ -3,13 +3,16 @@ import path from 'node:path';
 import { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import type { IdempotentCreate, PetStorage } from '../../core/PetStorage.js';
 import { type CommitObserver, GroupCommit } from '../GroupCommit.js';
-import { IdempotencyKeys } from '../IdempotencyKeys.js';
+import type { IdempotencyKeys } from '../IdempotencyKeys.js';
+import { KeySweep, type KeySweepOptions } from '../KeySweep.js';
 import { PetIndex } from '../PetIndex.js';
 import { DataFileError } from './DataFileError.js';
 import { type FileSystem, nodeFileSystem } from './FileSystem.js';
 import { findDanglingLink } from './findDanglingLink.js';
 import { folderFailureReason } from './folderFailureReason.js';
-import { type NewEntry, PetFile } from './PetFile.js';
+import { openPetFileDb } from './openPetFileDb.js';
+import { PetFile } from './PetFile.js';
+import type { NewEntry } from './PetFileContent.js';
 import { createFolderDurably } from './syncFolder.js';
 import { watchDataFile } from './watchDataFile.js';
 
@@ -19,6 +22,8 @@ export interface JsonFileStorageOptions {
   file: string;
   /** Told of every durable write: how many creates it held and how long it took (for metrics). */
   onCommit?: CommitObserver;
+  /** How expired Idempotency-Keys are forgotten (tests shorten it). */
+  keySweep?: KeySweepOptions;
 }
 
 /** A storage kept in a JSON data file. */
@@ -55,11 +60,16 @@ const realPathOf = async (fs: FileSystem, file: string): Promise<string> => {
  * invalid one refuses creates until it is repaired, and no edit is ever overwritten. Its
  * `checkHealth` says whether creates can be stored now.
  */
-export const openJsonFileStorage = ({ file, onCommit }: JsonFileStorageOptions): Promise<JsonFileStorage> =>
-  openJsonFileStorageOn(file, nodeFileSystem, onCommit);
+export const openJsonFileStorage = ({ file, onCommit, keySweep }: JsonFileStorageOptions): Promise<JsonFileStorage> =>
+  openJsonFileStorageOn(file, nodeFileSystem, onCommit, keySweep);
 
 /** `openJsonFileStorage` over the given file functions (tests pass ones that fail on demand). */
-export const openJsonFileStorageOn = async (given: string, fs: FileSystem, onCommit?: CommitObserver): Promise<JsonFileStorage> => {
+export const openJsonFileStorageOn = async (
+  given: string,
+  fs: FileSystem,
+  onCommit?: CommitObserver,
+  keySweep?: KeySweepOptions,
+): Promise<JsonFileStorage> => {
   const file = path.resolve(given);
   const dangling = await findDanglingLink(fs, file);
   if (dangling) {
@@ -80,15 +90,23 @@ export const openJsonFileStorageOn = async (given: string, fs: FileSystem, onCom
     });
   }
 
-  // The indexes hold only what is on disk, so reads never show an animal (and no retry finds
-  // a key) that a failing write loses. An edit read from disk replaces them.
+  // The index holds only what is on disk, so reads never show an animal that a failing write
+  // loses. Keys join the file's queue for their write and leave it again if it fails; no
+  // lookup runs meanwhile, since commits run one at a time. An edit read from disk replaces both.
   let index: PetIndex;
   let keys: IdempotencyKeys;
+  // Expired keys leave the queue here and the file at its next write.
+  const sweep = new KeySweep(
+    (now, atMost) => keys.sweep(now, atMost),
+    keySweep,
+    () => keys.size === 0,
+  );
   const rebuild = () => {
     index = new PetIndex(petFile.pets);
-    keys = new IdempotencyKeys(petFile.idempotencyKeys);
+    keys = petFile.idempotencyKeys;
+    if (keys.size > 0) sweep.start();
   };
-  const petFile = await PetFile.open(realFile, { name: file, fs, onReload: () => rebuild() });
+  const petFile = new PetFile(await openPetFileDb(realFile, file, fs), () => rebuild());
   rebuild();
   const stopPreparing = petFile.prepareWrites();
   const stopWatching = watchDataFile(realFile, () => void petFile.refresh());
@@ -119,10 +137,7 @@ export const openJsonFileStorageOn = async (given: string, fs: FileSystem, onCom
       return { fresh: fresh.length - 1 };
     });
     const appended = fresh.length === 0 ? [] : await petFile.append(fresh);
-    for (const { pet, stored } of appended) {
-      index.add(pet);
-      if (stored) keys.add(stored);
-    }
+    for (const { pet } of appended) index.add(pet);
     const results: IdempotentCreate[] = [];
     for (const step of plan) {
       if ('replay' in step) results.push(step.replay);
@@ -148,6 +163,7 @@ export const openJsonFileStorageOn = async (given: string, fs: FileSystem, onCom
       return (await submit({ newPet })).pet;
     },
     async createIdempotent(newPet, key) {
+      sweep.saw(key.createdAt);
       return submit({ newPet, key });
     },
     get(id) {
@@ -162,6 +178,7 @@ export const openJsonFileStorageOn = async (given: string, fs: FileSystem, onCom
     close() {
       stopPreparing();
       stopWatching();
+      sweep.stop();
       closing ??= (async () => {
         await writes.drain();
         await petFile.close();

@@ -3,6 +3,7 @@ import { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import type { IdempotencyKey, IdempotentCreate, PetStorage, StorageHealth } from '../../core/PetStorage.js';
 import type { NewPet } from '../../core/schemas/NewPet.js';
 import { type CommitObserver, GroupCommit } from '../GroupCommit.js';
+import { KeySweep, type KeySweepOptions } from '../KeySweep.js';
 import { reasonOf } from '../reasonOf.js';
 import { connectPostgres, type PostgresOptions } from './connectPostgres.js';
 import { petStatements } from './petStatements.js';
@@ -13,7 +14,12 @@ import { toStorageError } from './toStorageError.js';
 export type PostgresStorageOptions = PostgresOptions & {
   /** Told of every transaction of creates: how many it held and how long it took (for metrics). */
   onCommit?: CommitObserver;
+  /** How often expired Idempotency-Keys are deleted, and how many at most each time; every second, 5,000 by default. */
+  keySweep?: KeySweepOptions;
 };
+
+/** A delete of expired keys a second, of 5,000 at most: far above any rate of keyed creates one instance sustains. */
+const POSTGRES_KEY_SWEEP: KeySweepOptions = { everyMilliseconds: 1_000, atMost: 5_000 };
 
 /** A storage kept in PostgreSQL. */
 export interface PostgresStorage extends PetStorage {
@@ -111,6 +117,18 @@ export const openPostgresStorage = async (options: PostgresStorageOptions): Prom
   };
 
   const writes = new GroupCommit(commit, options.onCommit);
+  // Expired keys count as absent at once; this only frees their rows, off the create path.
+  // One delete at a time: a slow database gets no pile of them.
+  let sweeping: Promise<unknown> | undefined;
+  const sweep = new KeySweep(
+    (now, atMost) =>
+      (sweeping ??= db.query(sql.sweepKeys, [now, atMost]).finally(() => {
+        sweeping = undefined;
+      })),
+    { ...POSTGRES_KEY_SWEEP, ...options.keySweep },
+  );
+  // Other instances may store keys this one never sees: it sweeps from the start.
+  sweep.start();
   let closing: Promise<void> | undefined;
   const submit = (entry: Entry) => {
     if (closing) throw new AnimalStoreError('storage_unavailable', 'The store is shutting down, so the animal was not stored.');
@@ -130,6 +148,7 @@ export const openPostgresStorage = async (options: PostgresStorageOptions): Prom
       return (await submit({ newPet })).pet;
     },
     async createIdempotent(newPet, key) {
+      sweep.saw(key.createdAt);
       return submit({ newPet, key });
     },
     async get(id) {
@@ -154,8 +173,10 @@ export const openPostgresStorage = async (options: PostgresStorageOptions): Prom
       }
     },
     close() {
+      sweep.stop();
       closing ??= (async () => {
         await writes.drain();
+        await sweeping?.catch(() => {});
         await db.close();
       })();
       return closing;

@@ -12,6 +12,8 @@ export interface PetStatements {
   create: string;
   /** Whether the server can take writes now. */
   health: string;
+  /** `$1` now (milliseconds since the epoch), `$2` the most to delete: forgets expired keys, oldest first. */
+  sweepKeys: string;
 }
 
 /** Builds the statements for the schema `quoted` (a quoted identifier). */
@@ -30,5 +32,8 @@ export const petStatements = (quoted: string): PetStatements => {
     create: `SELECT pet_id AS id, pet_name AS name, pet_category_id AS category_id, pet_status AS status, replayed,
       key_fingerprint, key_created_at, key_expires_at FROM ${quoted}.create_pets($1::jsonb)`,
     health: `SELECT pg_is_in_recovery() AS in_recovery, current_setting('transaction_read_only') AS read_only`,
+    // Through the index on expires_at, a bounded batch: a backlog leaves over several sweeps.
+    sweepKeys: `DELETE FROM ${quoted}.idempotency_keys WHERE ctid = ANY (ARRAY(
+      SELECT ctid FROM ${quoted}.idempotency_keys WHERE expires_at <= to_timestamp($1::numeric / 1000) ORDER BY expires_at LIMIT $2))`,
   };
 };

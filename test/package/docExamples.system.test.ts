@@ -5,7 +5,7 @@
  * Which blocks: every fenced block in README.md and docs/**\/*.md whose info string holds
  * the word `runnable` (```` ```ts runnable ````, `js runnable`, `sh runnable`), read from the
  * Markdown when the test runs, never copied. `npm pack` makes the tarball once; a temp
- * project (`"type": "module"`) installs it with tsx, express and pg; each block is written to
+ * project (`"type": "module"`) installs it with tsx, and the optional peers express, pg and prom-client; each block is written to
  * a fresh folder inside that project and run there: `ts` with `node --import tsx`, `js` with
  * node, `sh` with `bash -e` (the project's node_modules/.bin on PATH, so `npx animal-store`
  * is the installed package). A block that mentions DATABASE_URL gets one: a fresh database
@@ -119,7 +119,7 @@ beforeAll(async () => {
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'doc-examples', private: true, type: 'module' }));
   await run(
     'npm',
-    ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, report!.filename), 'tsx@^4', 'express@^5', 'pg@^8'],
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, report!.filename), 'tsx@^4', 'express@^5', 'pg@^8', 'prom-client@^15'],
     { cwd: project, timeout: 120_000 },
   );
 }, 240_000);

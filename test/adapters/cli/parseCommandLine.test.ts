@@ -12,6 +12,7 @@ const VARIABLES = [
   'ANIMAL_STORE_CURSOR_SECRET',
   'ANIMAL_STORE_EXEMPT_ADDRESSES',
   'ANIMAL_STORE_MAX_LOG_BUFFER',
+  'ANIMAL_STORE_MEMORY_LIMIT',
 ];
 beforeEach(() => {
   for (const name of VARIABLES) vi.stubEnv(name, undefined);
@@ -232,6 +233,9 @@ describe('animal-store command line: serve', () => {
     [['--data', 'x.json', '--memory'], /--data and --memory exclude each other/],
     [['x.json', '--memory'], /the data file "x.json" and --memory exclude each other/],
     [['x.json', '--data', 'y.json'], /give the data file once/],
+    [['--memory', '--memory-limit', '0'], /--memory-limit/],
+    [['--memory', '--memory-limit', '16000001'], /--memory-limit.*16000000 at most/],
+    [['--memory-limit', '1000'], /--memory-limit bounds the animals kept in memory: it needs --memory/],
     [['--base-path', 'v1'], /--base-path/],
     [['--cors', 'localhost'], /--cors/],
     [['--cors', 'http://localhost:5173/path'], /--cors/],
@@ -287,6 +291,12 @@ describe('animal-store command line: serve', () => {
     vi.stubEnv('DATABASE_URL', url);
     expect(settingsOf([]).storage).toEqual({ kind: 'database', url, schema: undefined });
     expect(settingsOf(['--database', 'postgresql://h/d']).storage).toMatchObject({ url: 'postgresql://h/d' });
+  });
+
+  it('bounds the memory store with --memory-limit or ANIMAL_STORE_MEMORY_LIMIT', () => {
+    expect(settingsOf(['--memory', '--memory-limit', '5000']).storage).toEqual({ kind: 'memory', limit: 5000 });
+    vi.stubEnv('ANIMAL_STORE_MEMORY_LIMIT', '7000');
+    expect(settingsOf(['--memory']).storage).toEqual({ kind: 'memory', limit: 7000 });
   });
 
   it('lets FILE, --data, --memory or --test-mode win over a DATABASE_URL in the environment', () => {

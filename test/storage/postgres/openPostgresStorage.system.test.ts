@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { IdempotencyKey } from '../../../core/PetStorage.js';
 import type { Pet } from '../../../core/schemas/Pet.js';
 import { inChunks } from '../../../storage/PetContent.js';
-import { SCHEMA_VERSION } from '../../../storage/postgres/migrations.js';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../../storage/postgres/migrations.js';
 import { openPostgresContent } from '../../../storage/postgres/openPostgresContent.js';
 import { openPostgresStorage } from '../../../storage/postgres/openPostgresStorage.js';
 import { PostgresStorageError } from '../../../storage/postgres/PostgresStorageError.js';
@@ -49,8 +49,8 @@ describe('PostgreSQL storage: schema and migrations', () => {
       [schema],
     );
     expect(functions.map((row) => row.proname)).toEqual(['create_pets']);
-    const { rows: versions } = await admin.query(`SELECT version FROM ${schema}.schema_migrations`);
-    expect(versions).toEqual([{ version: SCHEMA_VERSION }]);
+    const { rows: versions } = await admin.query(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`);
+    expect(versions).toEqual(MIGRATIONS.map(({ version }) => ({ version })));
     await storage.close();
   });
 
@@ -62,7 +62,7 @@ describe('PostgreSQL storage: schema and migrations', () => {
     const again = await openPostgresStorage({ connectionString: database.url(), schema });
     expect((await again.list({ after: 0, limit: 10 })).map((pet) => pet.name)).toEqual(['A', 'B', 'C']);
     expect((await again.create(rex)).id).toBe(4);
-    expect((await database.admin().query(`SELECT count(*)::int AS n FROM ${schema}.schema_migrations`)).rows[0].n).toBe(1);
+    expect((await database.admin().query(`SELECT count(*)::int AS n FROM ${schema}.schema_migrations`)).rows[0].n).toBe(SCHEMA_VERSION);
     await again.close();
   });
 
@@ -71,7 +71,9 @@ describe('PostgreSQL storage: schema and migrations', () => {
     const storages = await Promise.all(Array.from({ length: 8 }, () => openPostgresStorage({ connectionString: database.url(), schema })));
     const created = await Promise.all(storages.map((storage) => storage.create(rex)));
     expect(created.map((pet) => pet.id).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-    expect((await database.admin().query(`SELECT version FROM ${schema}.schema_migrations`)).rows).toEqual([{ version: SCHEMA_VERSION }]);
+    expect((await database.admin().query(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`)).rows).toEqual(
+      MIGRATIONS.map(({ version }) => ({ version })),
+    );
     await Promise.all(storages.map((storage) => storage.close()));
   });
 
@@ -84,7 +86,32 @@ describe('PostgreSQL storage: schema and migrations', () => {
     const opening = openPostgresStorage({ connectionString: database.url(), schema });
     await expect(opening).rejects.toThrow(PostgresStorageError);
     await expect(opening).rejects.toThrow(`The schema ${schema} is at version ${SCHEMA_VERSION + 1}, newer than this animal-store knows`);
-    expect((await database.admin().query(`SELECT count(*)::int AS n FROM ${schema}.schema_migrations`)).rows[0].n).toBe(2);
+    expect((await database.admin().query(`SELECT count(*)::int AS n FROM ${schema}.schema_migrations`)).rows[0].n).toBe(SCHEMA_VERSION + 1);
+  });
+
+  it('Should upgrade a schema of version 1, keeping its animals and keys, to a create_pets that deletes nothing', async () => {
+    const schema = database.freshSchema();
+    const admin = database.admin();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    await admin.query(
+      `CREATE TABLE ${schema}.schema_migrations (version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    await admin.query(MIGRATIONS[0]!.sql(schema));
+    await admin.query(`INSERT INTO ${schema}.schema_migrations (version, description) VALUES (1, 'version 1')`);
+    await admin.query(`SELECT * FROM ${schema}.create_pets($1::jsonb)`, [
+      JSON.stringify([
+        { ...rex, scope: 'a1b2c3d4e5f6', key: 'kept', fingerprint: 'digest', createdAt: 1_700_000_000_000, expiresAt: 1_700_086_400_000 },
+      ]),
+    ]);
+    const storage = await openPostgresStorage({ connectionString: database.url(), schema });
+    expect((await admin.query(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`)).rows).toEqual([
+      { version: 1 },
+      { version: 2 },
+    ]);
+    const { rows } = await admin.query(`SELECT pg_get_functiondef('${schema}.create_pets(jsonb)'::regprocedure) AS body`);
+    expect(rows[0].body).not.toMatch(/DELETE/);
+    expect(await storage.createIdempotent(rex, key('kept', 1_700_000_001_000))).toMatchObject({ pet: { id: 1 }, replayed: true });
+    await storage.close();
   });
 
   it('Should refuse a schema name that is not a plain lowercase identifier', async () => {
@@ -148,9 +175,9 @@ describe('PostgreSQL storage: pools and clients of the user', () => {
 });
 
 describe('PostgreSQL storage: Idempotency-Keys in the database', () => {
-  it('Should store a key in the same transaction as its animal, and purge expired keys at a later keyed create', async () => {
+  it('Should store a key in the same transaction as its animal, and delete expired keys by a periodic sweep', async () => {
     const schema = database.freshSchema();
-    const storage = await openPostgresStorage({ connectionString: database.url(), schema });
+    const storage = await openPostgresStorage({ connectionString: database.url(), schema, keySweep: { everyMilliseconds: 50, atMost: 1 } });
     const day = 86_400_000;
     const first = await storage.createIdempotent(rex, key('old', 1_700_000_000_000));
     const { rows } = await database
@@ -158,8 +185,21 @@ describe('PostgreSQL storage: Idempotency-Keys in the database', () => {
       .query(`SELECT scope, key, fingerprint, pet_id::int, created_at = to_timestamp(1700000000) AS exact FROM ${schema}.idempotency_keys`);
     expect(rows).toEqual([{ scope: 'a1b2c3d4e5f6', key: 'old', fingerprint: 'digest', pet_id: first.pet.id, exact: true }]);
     await storage.createIdempotent(rex, key('new', 1_700_000_000_000 + 2 * day));
-    const { rows: left } = await database.admin().query(`SELECT key FROM ${schema}.idempotency_keys`);
-    expect(left).toEqual([{ key: 'new' }]);
+    await expect
+      .poll(async () => (await database.admin().query(`SELECT key FROM ${schema}.idempotency_keys`)).rows, { timeout: 5_000 })
+      .toEqual([{ key: 'new' }]);
+    await storage.close();
+  });
+
+  it('Should not delete expired keys on the path of a create', async () => {
+    const schema = database.freshSchema();
+    // A sweep that never comes during the test.
+    const storage = await openPostgresStorage({ connectionString: database.url(), schema, keySweep: { everyMilliseconds: 3_600_000 } });
+    await storage.createIdempotent(rex, key('first', 1_700_000_000_000));
+    // Arriving two days later, when the first key has expired: version 1 deleted it here.
+    await storage.createIdempotent(rex, key('second', 1_700_000_000_000 + 2 * 86_400_000));
+    const { rows } = await database.admin().query(`SELECT key FROM ${schema}.idempotency_keys ORDER BY key`);
+    expect(rows.map((row) => row.key)).toEqual(['first', 'second']);
     await storage.close();
   });
 

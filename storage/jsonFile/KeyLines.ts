@@ -1,0 +1,123 @@
+/** @module The bytes of the data file's Idempotency-Keys, each key encoded once however many writes carry it. */
+import type { StoredIdempotencyKey } from '../../core/PetStorage.js';
+import type { IdempotencyKeys } from '../IdempotencyKeys.js';
+import { keyToFile } from './PetFileData.js';
+
+/** One key's line, after the separator every line but the file's first key has. */
+const keyLine = (stored: StoredIdempotencyKey): string => `,\n${JSON.stringify(keyToFile(stored))}`;
+
+/** The encoded lines of keys `start` to `end` (sequence numbers), and where each line starts. */
+interface KeyPiece {
+  start: number;
+  end: number;
+  bytes: Buffer;
+  /** The byte offset of each key's line in `bytes`. */
+  offsets: number[];
+}
+
+/** Pieces of fewer keys than this are joined with their neighbours, so a file at 100,000 keys is ~100 buffers. */
+const JOIN_BELOW = 1024;
+
+/** How many small pieces may stand apart before they are joined (each write of a few keys makes one). */
+const MAX_SMALL_PIECES = 64;
+
+/**
+ * The keys' part of the file as buffers for one `writev`, from the pieces encoded before:
+ * keys join the queue at its back and leave from its front, so a write encodes only the keys
+ * added since the last one, and drops the expired ones by starting its first buffer past
+ * their lines (a view, not a copy). No work per write grows with the number of live keys,
+ * except one buffer reference per ~1,000 of them.
+ *
+ * It trusts its owner (the file's content, the only writer of the queue) to say when keys
+ * it has encoded leave from the back (`forgetFrom`, after a failed write) or the queue is
+ * replaced (`forget`, after an edit is read).
+ */
+export class KeyLines {
+  #queue: IdempotencyKeys | undefined;
+  #pieces: KeyPiece[] = [];
+  #encodedBytes = 0;
+
+  /** How many bytes of key lines were encoded so far (the rest of each write is reused bytes). */
+  get encodedBytes(): number {
+    return this.#encodedBytes;
+  }
+
+  /** The lines of every key in `keys`, the first without its separator; new keys are encoded now. */
+  lines(keys: IdempotencyKeys): Buffer[] {
+    this.#encodeUpTo(keys, keys.end);
+    const buffers: Buffer[] = [];
+    for (const { start, bytes, offsets } of this.#pieces) {
+      buffers.push(start < keys.first ? bytes.subarray(offsets[keys.first - start]) : bytes);
+    }
+    if (buffers.length > 0) buffers[0] = buffers[0]!.subarray(1);
+    return buffers.filter((buffer) => buffer.byteLength > 0);
+  }
+
+  /**
+   * Encodes the keys not encoded yet, a thousand per turn of the event loop, so the first
+   * write after opening a file of many keys costs what later ones cost. Stops when
+   * `stopped()` says so.
+   */
+  async prepare(keys: IdempotencyKeys, stopped: () => boolean): Promise<void> {
+    for (let end = this.#encodedEnd(keys); end < keys.end && !stopped(); end = this.#encodedEnd(keys)) {
+      this.#encodeUpTo(keys, Math.min(keys.end, end + JOIN_BELOW));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** Forgets the lines of keys from sequence number `sequence` on, which are about to change. */
+  forgetFrom(sequence: number): void {
+    while ((this.#pieces.at(-1)?.end ?? 0) > sequence) this.#pieces.pop();
+  }
+
+  /** Forgets every line (the queue was replaced). */
+  forget(): void {
+    this.#queue = undefined;
+    this.#pieces = [];
+  }
+
+  /** Where the encoded lines end, after dropping those of keys that have left the queue. */
+  #encodedEnd(keys: IdempotencyKeys): number {
+    if (keys !== this.#queue) {
+      this.forget();
+      this.#queue = keys;
+    }
+    while (this.#pieces.length > 0 && this.#pieces[0]!.end <= keys.first) this.#pieces.shift();
+    return Math.max(this.#pieces.at(-1)?.end ?? keys.first, keys.first);
+  }
+
+  #encodeUpTo(keys: IdempotencyKeys, end: number): void {
+    const start = this.#encodedEnd(keys);
+    if (start >= end) return;
+    if (this.#pieces.length > 0 && this.#pieces.at(-1)!.end !== start) this.#pieces = [];
+    let text = '';
+    let at = 0;
+    const offsets: number[] = [];
+    for (let sequence = start; sequence < end; sequence++) {
+      const line = keyLine(keys.at(sequence));
+      offsets.push(at);
+      at += Buffer.byteLength(line);
+      text += line;
+    }
+    this.#encodedBytes += at;
+    this.#pieces.push({ start, end, bytes: Buffer.from(text), offsets });
+    this.#join();
+  }
+
+  /** Joins the small pieces before the last (which stays apart, to be cut back alone) once there are enough of them. */
+  #join(): void {
+    const last = this.#pieces.length - 1;
+    let from = last;
+    while (from > 0 && this.#pieces[from - 1]!.end - this.#pieces[from - 1]!.start < JOIN_BELOW) from--;
+    const small = this.#pieces.slice(from, last);
+    if (small.length < 2 || (small.length < MAX_SMALL_PIECES && small.at(-1)!.end - small[0]!.start < JOIN_BELOW)) return;
+    const offsets: number[] = [];
+    let at = 0;
+    for (const piece of small) {
+      for (const offset of piece.offsets) offsets.push(at + offset);
+      at += piece.bytes.byteLength;
+    }
+    const joined = { start: small[0]!.start, end: small.at(-1)!.end, bytes: Buffer.concat(small.map(({ bytes }) => bytes)), offsets };
+    this.#pieces.splice(from, small.length, joined);
+  }
+}

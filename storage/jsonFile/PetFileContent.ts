@@ -1,0 +1,86 @@
+/** @module What a running storage holds of its data file, and the one change made to it: new animals with their keys. */
+import type { IdempotencyKey, StoredIdempotencyKey } from '../../core/PetStorage.js';
+import type { NewPet } from '../../core/schemas/NewPet.js';
+import type { Pet } from '../../core/schemas/Pet.js';
+import { IdempotencyKeys } from '../IdempotencyKeys.js';
+import { PET_FILE_FORMAT, type PetFileData } from './PetFileData.js';
+
+/**
+ * The data file's content as a running storage holds it (lowdb's `Low.data`): the animals,
+ * the next id, and the keys in the queue the storage finds them in and the serialiser reuses
+ * the bytes of. What the file learns to hold next (sync state, say) is a field here, read
+ * in `toPetFileContent`, written by the serialiser, checked in `checkPetFile`.
+ */
+export interface PetFileContent {
+  format: typeof PET_FILE_FORMAT;
+  nextId: number;
+  /** In ascending id order; only ever grows at its end, but for `undo` and a reload. */
+  pets: Pet[];
+  /** Live keys (and expired ones the sweep has not reached), oldest first. */
+  idempotencyKeys: IdempotencyKeys;
+}
+
+/** A new animal to append, with the Idempotency-Key to keep beside it, if its request had one. */
+export interface NewEntry {
+  newPet: NewPet;
+  key?: IdempotencyKey | undefined;
+}
+
+/** An appended animal and its key as stored. */
+export interface AppendedEntry {
+  pet: Pet;
+  stored: StoredIdempotencyKey | undefined;
+}
+
+/** What `appendEntries` changed, and how to take it back. */
+export interface Appended {
+  entries: AppendedEntry[];
+  /** Where the content ended before: the animals' count and the keys' end. */
+  before: { pets: number; keys: number; nextId: number };
+  /** Puts the content back as it was before (the ids too, when `keepIds` is false). */
+  undo(keepIds: boolean): void;
+}
+
+/** A file's content as read, as a running storage holds it. */
+export const toPetFileContent = ({ nextId, pets, idempotencyKeys }: PetFileData): PetFileContent => ({
+  format: PET_FILE_FORMAT,
+  nextId,
+  pets,
+  idempotencyKeys: new IdempotencyKeys(idempotencyKeys),
+});
+
+/** An empty catalogue. */
+export const emptyPetFileContent = (): PetFileContent =>
+  toPetFileContent({ format: PET_FILE_FORMAT, nextId: 1, pets: [], idempotencyKeys: [] });
+
+/**
+ * The most expired keys a write forgets on its own, as of its newest key's arrival: a
+ * bounded few, so a create never pays for a backlog (the storage's sweep timer does that).
+ */
+const EXPIRED_KEYS_PER_WRITE = 64;
+
+/** Gives the entries the next ids and adds them, with their keys, at the end of the content. */
+export const appendEntries = (content: PetFileContent, entries: readonly NewEntry[]): Appended => {
+  const keys = content.idempotencyKeys;
+  const newest = Math.max(0, ...entries.map(({ key }) => key?.createdAt ?? 0));
+  keys.sweep(newest, EXPIRED_KEYS_PER_WRITE);
+  const before = { pets: content.pets.length, keys: keys.end, nextId: content.nextId };
+  const appended = entries.map(({ newPet: { name, categoryId, status }, key }, offset): AppendedEntry => {
+    const pet: Pet = { id: before.nextId + offset, name, categoryId, status };
+    return { pet, stored: key === undefined ? undefined : { ...key, petId: pet.id } };
+  });
+  for (const { pet, stored } of appended) {
+    content.pets.push(pet);
+    if (stored) keys.add(stored);
+  }
+  content.nextId = before.nextId + appended.length;
+  return {
+    entries: appended,
+    before,
+    undo(keepIds) {
+      content.pets.length = before.pets;
+      keys.truncate(before.keys);
+      if (!keepIds) content.nextId = before.nextId;
+    },
+  };
+};

@@ -1,0 +1,44 @@
+/** @module Encodes, in the background, the bytes of what a data file already holds, so its first write costs what later ones cost. */
+import type { PetFileContent } from './PetFileContent.js';
+import type { PetFileSerializer } from './PetFileSerializer.js';
+
+/**
+ * Runs the serialiser's `prepare` over the current content after opening and again after
+ * each reload, a chunk per turn of the event loop; a reload or `stop` abandons the
+ * preparation of the content it replaced.
+ */
+export class WritePreparation {
+  readonly #serializer: PetFileSerializer;
+  readonly #content: () => PetFileContent;
+  /** Bumped when the content is replaced, which stops preparing bytes of the old content. */
+  #generation = 0;
+  #running = false;
+
+  constructor(serializer: PetFileSerializer, content: () => PetFileContent) {
+    this.#serializer = serializer;
+    this.#content = content;
+  }
+
+  /** Starts preparing the current content. */
+  start(): void {
+    this.#running = true;
+    this.#prepare();
+  }
+
+  /** The content was replaced: prepare the new one instead, if running. */
+  replaced(): void {
+    this.#generation++;
+    if (this.#running) this.#prepare();
+  }
+
+  /** Stops preparing. */
+  stop(): void {
+    this.#running = false;
+    this.#generation++;
+  }
+
+  #prepare(): void {
+    const generation = this.#generation;
+    void this.#serializer.prepare(this.#content(), () => !this.#running || generation !== this.#generation);
+  }
+}

@@ -1,0 +1,48 @@
+/** @module Opens the data file as lowdb means it: a `Low` owning the content, over an adapter for the file's format. */
+import { Low } from 'lowdb';
+import { DataFileError } from './DataFileError.js';
+import { DurableDataFile } from './DurableDataFile.js';
+import { DurableTextFile } from './DurableTextFile.js';
+import type { FileSystem } from './FileSystem.js';
+import { emptyPetFileContent, type PetFileContent, toPetFileContent } from './PetFileContent.js';
+import { PetFileSerializer } from './PetFileSerializer.js';
+import { parsePetFile } from './parsePetFile.js';
+import { systemErrorReason } from './systemErrorReason.js';
+
+/** The opened file: lowdb's `Low` (holding the only reference to the content), the file below it, and the serialiser of its bytes. */
+export interface PetFileDb {
+  db: Low<PetFileContent>;
+  text: DurableTextFile;
+  serializer: PetFileSerializer;
+}
+
+/**
+ * Takes the data file at `realFile` (its real path, so that replacing it never turns a
+ * symlink into a file of its own), creating it (mode 0600) when missing, removes temp files
+ * a crashed writer left beside it, and reads it. A damaged or unreadable file throws a
+ * DataFileError naming `name`, and is not changed; a file another process owns, a
+ * DataFileLockedError.
+ */
+export const openPetFileDb = async (realFile: string, name: string, fs: FileSystem): Promise<PetFileDb> => {
+  const serializer = new PetFileSerializer();
+  const empty = emptyPetFileContent();
+  const text = await DurableTextFile.take(realFile, { name, fs, initial: () => serializer.serialize(empty) });
+  try {
+    await text.removeStaleTempFiles().catch(() => {});
+    const adapter = new DurableDataFile<PetFileContent>(text, {
+      parse: (content) => toPetFileContent(parsePetFile(content, name)),
+      serialize: (data) => serializer.serialize(data),
+    });
+    const db = new Low(adapter, empty);
+    try {
+      await db.read();
+    } catch (error) {
+      if (error instanceof DataFileError) throw error;
+      throw new DataFileError(name, `The data file ${name} cannot be read: ${systemErrorReason(error).reason}.`, { cause: error });
+    }
+    return { db, text, serializer };
+  } catch (error) {
+    await text.release();
+    throw error;
+  }
+};

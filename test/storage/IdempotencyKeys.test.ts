@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import type { StoredIdempotencyKey } from '../../core/PetStorage.js';
+import { IdempotencyKeys } from '../../storage/IdempotencyKeys.js';
+
+const DAY = 86_400_000;
+
+/** The key `key` of scope `scope`, arriving at `createdAt` (a day's life), for animal `petId`. */
+const stored = (key: string, petId: number, createdAt = 1_000, scope = 'a1b2'): StoredIdempotencyKey => ({
+  scope,
+  key,
+  fingerprint: `f-${key}`,
+  petId,
+  createdAt,
+  expiresAt: createdAt + DAY,
+});
+
+describe('IdempotencyKeys', () => {
+  it('Should find a live key by scope and key, and give back exactly what was kept', () => {
+    const keys = new IdempotencyKeys([stored('a', 1), stored('a', 2, 1_000, 'other')]);
+    expect(keys.find({ ...stored('a', 0), createdAt: 5_000 })).toEqual(stored('a', 1));
+    expect(keys.find({ ...stored('a', 0, 1_000, 'other'), createdAt: 5_000 })).toEqual(stored('a', 2, 1_000, 'other'));
+    expect(keys.find({ ...stored('b', 0), createdAt: 5_000 })).toBeUndefined();
+    expect([...keys.values()]).toEqual([stored('a', 1), stored('a', 2, 1_000, 'other')]);
+  });
+
+  it('Should count a key expired by the arrival of a request as absent, before any sweep', () => {
+    const keys = new IdempotencyKeys([stored('a', 1)]);
+    expect(keys.find({ ...stored('a', 0), createdAt: 1_000 + DAY })).toBeUndefined();
+    expect(keys.size).toBe(1);
+  });
+
+  it('Should sweep at most the number asked, oldest first, and stop at the first live key', () => {
+    const keys = new IdempotencyKeys(Array.from({ length: 10 }, (_, at) => stored(`k${at}`, at + 1, at)));
+    // Keys 0..5 expire at or before DAY + 5.
+    expect(keys.sweep(DAY + 5, 4)).toBe(4);
+    expect([keys.first, keys.size]).toEqual([4, 6]);
+    expect(keys.sweep(DAY + 5, 100)).toBe(2);
+    expect(keys.sweep(DAY + 5, 100)).toBe(0);
+    expect([...keys.values()].map(({ key }) => key)).toEqual(['k6', 'k7', 'k8', 'k9']);
+    expect(keys.find({ ...stored('k2', 0), createdAt: 0 })).toBeUndefined();
+  });
+
+  it('Should keep a replaced expired key out of reach, and sweeping it must not forget its successor', () => {
+    const keys = new IdempotencyKeys([stored('a', 1, 0)]);
+    keys.add(stored('a', 2, DAY));
+    expect(keys.find({ ...stored('a', 0), createdAt: DAY + 1 })?.petId).toBe(2);
+    expect(keys.sweep(DAY, 10)).toBe(1);
+    expect(keys.find({ ...stored('a', 0), createdAt: DAY + 1 })?.petId).toBe(2);
+  });
+
+  it('Should forget the keys added after a mark when a write fails, and only those', () => {
+    const keys = new IdempotencyKeys([stored('a', 1)]);
+    const mark = keys.end;
+    keys.add(stored('b', 2));
+    keys.add(stored('c', 3));
+    keys.truncate(mark);
+    expect([...keys.values()].map(({ key }) => key)).toEqual(['a']);
+    expect(keys.find({ ...stored('b', 0), createdAt: 2_000 })).toBeUndefined();
+    keys.add(stored('d', 4));
+    expect(keys.find({ ...stored('d', 0), createdAt: 2_000 })?.petId).toBe(4);
+  });
+
+  it('Should keep every key through growth while the front is swept (a ring that wraps)', () => {
+    const keys = new IdempotencyKeys();
+    let swept = 0;
+    for (let at = 0; at < 5_000; at++) {
+      keys.add(stored(`k${at}`, at + 1, at));
+      if (at % 3 === 0) swept += keys.sweep(at - 1_500 + DAY, 1);
+    }
+    expect(keys.first).toBe(swept);
+    expect(keys.size).toBe(5_000 - swept);
+    for (const at of [swept, 2_500, 4_999]) expect(keys.find({ ...stored(`k${at}`, 0), createdAt: at })?.petId).toBe(at + 1);
+    expect([...keys.values()].map(({ petId }) => petId)).toEqual(Array.from({ length: 5_000 - swept }, (_, at) => swept + at + 1));
+  });
+});

@@ -1,0 +1,103 @@
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import type { IdempotencyKey } from '../../../core/PetStorage.js';
+import { appendEntries, type PetFileContent, toPetFileContent } from '../../../storage/jsonFile/PetFileContent.js';
+import { PetFileJson } from '../../../storage/jsonFile/PetFileData.js';
+import { PetFileSerializer } from '../../../storage/jsonFile/PetFileSerializer.js';
+
+const DAY = 86_400_000;
+const START = Date.parse('2026-11-25T00:00:00Z');
+const SCOPE = 'a'.repeat(64);
+
+const keyAt = (at: number): IdempotencyKey => ({
+  scope: SCOPE,
+  key: `9f1c2d3e-4b5a-4c6d-8e7f-${String(at).padStart(12, '0')}`,
+  fingerprint: 'Qk9vVWJ6cE1hR0Z5ZFdWd1lXeHZZV1E',
+  createdAt: START + at,
+  expiresAt: START + at + DAY,
+});
+
+/** A file's content with `count` animals, each created with a key, one a millisecond. */
+const contentWith = (count: number): PetFileContent => {
+  const content = toPetFileContent({ format: 2, nextId: 1, pets: [], idempotencyKeys: [] });
+  const entries = Array.from({ length: count }, (_, at) => ({
+    newPet: { name: `Animal ${at}`, categoryId: 1, status: 'available' as const },
+    key: keyAt(at),
+  }));
+  appendEntries(content, entries);
+  return content;
+};
+
+const text = (serializer: PetFileSerializer, content: PetFileContent) => Buffer.concat(serializer.serialize(content)).toString('utf8');
+
+/** Bytes encoded by each of `writes` writes that each add one keyed animal. */
+const encodedPerWrite = (content: PetFileContent, serializer: PetFileSerializer, writes: number): number[] => {
+  const encoded: number[] = [];
+  for (let write = 0; write < writes; write++) {
+    const at = content.pets.length;
+    appendEntries(content, [{ newPet: { name: `Animal ${at}`, categoryId: 1, status: 'available' }, key: keyAt(at) }]);
+    const before = serializer.encodedBytes;
+    serializer.serialize(content);
+    encoded.push(serializer.encodedBytes - before);
+  }
+  return encoded;
+};
+
+describe('The data file keeps the bytes of its Idempotency-Keys', () => {
+  it('Should encode only the new animal and its key at each write, whether 10 or 30,000 keys are live', { timeout: 30_000 }, () => {
+    const sizes = [10, 30_000];
+    const [few, many] = sizes.map((size) => {
+      const content = contentWith(size);
+      const serializer = new PetFileSerializer();
+      serializer.serialize(content);
+      return { content, serializer, encoded: encodedPerWrite(content, serializer, 50) };
+    });
+    // One animal line and one key line, a few hundred bytes: the same at ten keys and at 30,000
+    // (ids and names have a few more digits).
+    for (const bytes of [...few!.encoded, ...many!.encoded]) expect(bytes).toBeLessThan(400);
+    const total = (encoded: number[]) => encoded.reduce((sum, bytes) => sum + bytes, 0);
+    expect(total(many!.encoded) - total(few!.encoded)).toBeLessThanOrEqual(50 * 12);
+    // And the bytes are the file's: what a fresh serialiser writes, a valid data file.
+    const written = text(many!.serializer, many!.content);
+    expect(written).toBe(text(new PetFileSerializer(), many!.content));
+    expect(v.parse(PetFileJson, JSON.parse(written)).idempotencyKeys).toHaveLength(30_050);
+  });
+
+  it('Should drop expired keys from the front of the file without encoding the live ones again', () => {
+    const content = contentWith(5_000);
+    const serializer = new PetFileSerializer();
+    serializer.serialize(content);
+    // Keys 0..2,999 expire by then.
+    expect(content.idempotencyKeys.sweep(START + 2_999 + DAY, 10_000)).toBe(3_000);
+    const before = serializer.encodedBytes;
+    const written = text(serializer, content);
+    expect(serializer.encodedBytes).toBe(before);
+    expect(written).toBe(text(new PetFileSerializer(), content));
+    expect(JSON.parse(written).idempotencyKeys[0].key).toBe(keyAt(3_000).key);
+  });
+
+  it('Should write what a fresh serialiser writes through many small writes, sweeps, failed writes and an empty queue', () => {
+    const content = contentWith(0);
+    const serializer = new PetFileSerializer();
+    let at = 0;
+    for (let write = 0; write < 400; write++) {
+      const entries = Array.from({ length: 1 + (write % 7) }, (_, offset) => ({
+        newPet: { name: `Animal ${at + offset}`, categoryId: 2, status: 'sold' as const },
+        ...(offset % 3 === 2 ? {} : { key: keyAt(at + offset) }),
+      }));
+      const appended = appendEntries(content, entries);
+      at += entries.length;
+      if (write % 11 === 5) {
+        // A failed write: its animals and keys leave again, and the serialiser is told.
+        serializer.serialize(content);
+        appended.undo(false);
+        at -= entries.length;
+        serializer.forgetFrom(appended.before.pets);
+        serializer.forgetKeysFrom(appended.before.keys);
+      }
+      if (write % 13 === 0) content.idempotencyKeys.sweep(START + at - 300 + DAY, 1 + (write % 200));
+      if (write === 300) content.idempotencyKeys.sweep(START + at + DAY, 1_000_000);
+      expect(text(serializer, content)).toBe(text(new PetFileSerializer(), content));
+    }
+  });
+});
