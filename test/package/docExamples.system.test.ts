@@ -119,7 +119,17 @@ beforeAll(async () => {
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'doc-examples', private: true, type: 'module' }));
   await run(
     'npm',
-    ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, report!.filename), 'tsx@^4', 'express@^5', 'pg@^8', 'prom-client@^15'],
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      join(work, report!.filename),
+      'tsx@^4',
+      'express@^5',
+      'pg@^8',
+      'prom-client@^15',
+    ],
     { cwd: project, timeout: 120_000 },
   );
 }, 240_000);
