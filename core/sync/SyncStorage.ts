@@ -23,8 +23,8 @@ export interface KioskState {
    * (sent and acknowledged by the hub, or skipped as not made here); 0 before any.
    */
   pushedThrough: number;
-  /** The hub's pull checkpoint to continue from, as the hub gave it; `''` before the first pull. */
-  checkpoint: string;
+  /** The hub's pull checkpoint to continue from, as the hub gave it; 0 before the first pull. */
+  checkpoint: number;
 }
 
 /** What `store` did with a batch from a kiosk. */
@@ -89,7 +89,7 @@ export interface SyncStorage {
    * Kiosk: inserts the pulled animals it does not hold yet (by id: its own come back and are
    * skipped) and keeps `checkpoint`, in one durable write. Resolves with how many were new.
    */
-  insertPulled(pets: readonly Pet[], checkpoint: string): Promise<number>;
+  insertPulled(pets: readonly Pet[], checkpoint: number): Promise<number>;
 }
 
 /** A catalogue cannot join a hub as it is: it holds animals made without sync, or belongs to another hub. */
