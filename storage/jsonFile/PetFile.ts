@@ -4,6 +4,7 @@ import { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import type { IdempotencyKey, StorageHealth, StoredIdempotencyKey } from '../../core/PetStorage.js';
 import type { NewPet } from '../../core/schemas/NewPet.js';
 import type { Pet } from '../../core/schemas/Pet.js';
+import { copySyncState, takeKioskId } from '../sync/syncState.js';
 import { DataFileError } from './DataFileError.js';
 import { DurableDataFile } from './DurableDataFile.js';
 import { DurableTextFile, DurableWriteError, FileChangedError } from './DurableTextFile.js';
@@ -33,6 +34,12 @@ export interface PetFileOptions {
   fs: FileSystem;
   /** Called, synchronously, each time the content was replaced by a valid edit read from disk. */
   onReload?: () => void;
+  /**
+   * Called, synchronously, right after each write that added animals became durable, with
+   * them in file order, before any other write starts: an index fed from here always holds
+   * the file's order and never an animal a failed write loses.
+   */
+  onAppended?: (pets: readonly Pet[]) => void;
 }
 
 /** How many times an append meets an edit saved during its own write before it gives up. */
@@ -92,6 +99,7 @@ export class PetFile {
   readonly #serializer: PetFileSerializer;
   readonly #health: WriteHealth;
   readonly #onReload: () => void;
+  readonly #onAppended: (pets: readonly Pet[]) => void;
   /** The lowest next id this process may give: above every id it has seen in the file or given. */
   #idFloor: number;
   /** Why the file cannot be used now (an invalid or missing edit, or another owner), or `undefined`. */
@@ -110,11 +118,18 @@ export class PetFile {
   /** Set by `close`: the file is released, and nothing may read (and so lock) it again. */
   #closed = false;
 
-  private constructor(db: Low<PetFileData>, text: DurableTextFile, serializer: PetFileSerializer, onReload: () => void) {
+  private constructor(
+    db: Low<PetFileData>,
+    text: DurableTextFile,
+    serializer: PetFileSerializer,
+    onReload: () => void,
+    onAppended: (pets: readonly Pet[]) => void,
+  ) {
     this.#db = db;
     this.#text = text;
     this.#serializer = serializer;
     this.#onReload = onReload;
+    this.#onAppended = onAppended;
     this.#idFloor = db.data.nextId;
     this.#health = new WriteHealth(() => text.probe());
   }
@@ -126,7 +141,7 @@ export class PetFile {
    * or unreadable file throws a DataFileError naming `name`, and is not changed; a file
    * another process owns, a DataFileLockedError.
    */
-  static async open(realFile: string, { name, fs, onReload = () => {} }: PetFileOptions): Promise<PetFile> {
+  static async open(realFile: string, { name, fs, onReload = () => {}, onAppended = () => {} }: PetFileOptions): Promise<PetFile> {
     const serializer = new PetFileSerializer();
     const empty: PetFileData = { format: PET_FILE_FORMAT, nextId: 1, pets: [], idempotencyKeys: [] };
     const text = await DurableTextFile.take(realFile, { name, fs, initial: () => serializer.serialize(empty) });
@@ -143,7 +158,7 @@ export class PetFile {
         if (error instanceof DataFileError) throw error;
         throw new DataFileError(name, `The data file ${name} cannot be read: ${systemErrorReason(error).reason}.`, { cause: error });
       }
-      return new PetFile(db, text, serializer, onReload);
+      return new PetFile(db, text, serializer, onReload, onAppended);
     } catch (error) {
       await text.release();
       throw error;
@@ -153,6 +168,11 @@ export class PetFile {
   /** The animals in the file, in ascending id order; callers must not change the array. */
   get pets(): readonly Pet[] {
     return this.#db.data.pets;
+  }
+
+  /** What the file keeps about sync (as a hub or a kiosk), or `undefined`; callers must not change it. */
+  get sync(): PetFileData['sync'] {
+    return this.#db.data.sync;
   }
 
   /** The Idempotency-Keys in the file, oldest first (some may have expired). */
@@ -228,12 +248,27 @@ export class PetFile {
    * saved during the write makes it start again on the edited content.
    */
   append(entries: readonly NewEntry[]): Promise<AppendedEntry[]> {
+    return this.#writeExclusively(() => this.#appendOnce(entries));
+  }
+
+  /**
+   * Changes the content through `change` (which may append animals with their own ids, raise
+   * `nextId` and replace `sync`, nothing else) and writes it durably, like `append`: on
+   * failure the content is as it was and the call rejects with `storage_unavailable`. A
+   * change that throws writes nothing. Sync's one way to change the file.
+   */
+  update<T>(change: (data: PetFileData) => T): Promise<T> {
+    return this.#writeExclusively(() => this.#updateOnce(change));
+  }
+
+  /** Runs one write alone, on the file as it is on disk, again when an edit lands during it. */
+  #writeExclusively<T>(writeOnce: () => Promise<T>): Promise<T> {
     return this.#exclusive(async () => {
       for (let attempt = 1; ; attempt++) {
         await this.#reloadIfChanged();
         if (this.#problem) throw refusal(this.#problem);
         try {
-          return await this.#appendOnce(entries);
+          return await writeOnce();
         } catch (error) {
           if (!(error instanceof FileChangedError)) throw error;
           if (attempt === EDIT_RETRIES) {
@@ -253,15 +288,24 @@ export class PetFile {
     const committedLength = data.pets.length;
     const committedKeys = data.idempotencyKeys.length;
     const committedNextId = data.nextId;
-    const appended = entries.map(({ newPet: { name, categoryId, status }, key }, offset): AppendedEntry => {
-      const pet: Pet = { id: committedNextId + offset, name, categoryId, status };
-      return { pet, stored: key === undefined ? undefined : { ...key, petId: pet.id } };
-    });
+    const committedSync = data.sync === undefined ? undefined : copySyncState(data.sync);
+    // A kiosk gives ids from the blocks its hub leased to it; anyone else, the next ids.
+    const kiosk = data.sync?.kiosk;
+    let appended: AppendedEntry[];
+    try {
+      appended = entries.map(({ newPet: { name, categoryId, status }, key }, offset): AppendedEntry => {
+        const pet: Pet = { id: kiosk ? takeKioskId(kiosk) : committedNextId + offset, name, categoryId, status };
+        return { pet, stored: key === undefined ? undefined : { ...key, petId: pet.id } };
+      });
+    } catch (error) {
+      if (committedSync) data.sync = committedSync;
+      throw error;
+    }
     for (const { pet, stored } of appended) {
       data.pets.push(pet);
       if (stored) data.idempotencyKeys.push(stored);
     }
-    data.nextId = committedNextId + appended.length;
+    data.nextId = Math.max(committedNextId + (kiosk ? 0 : appended.length), ...appended.map(({ pet }) => pet.id + 1));
     try {
       await this.#db.write();
     } catch (error) {
@@ -279,6 +323,7 @@ export class PetFile {
         );
       } else {
         data.nextId = committedNextId;
+        if (committedSync) data.sync = committedSync;
       }
       if (error instanceof FileChangedError) throw error;
       this.#health.failed(error instanceof Error ? error.message : String(error));
@@ -289,7 +334,53 @@ export class PetFile {
     this.#idFloor = Math.max(this.#idFloor, data.nextId);
     this.#holdsFailedAnimals = false;
     this.#health.succeeded();
+    this.#onAppended(appended.map(({ pet }) => pet));
     return appended;
+  }
+
+  async #updateOnce<T>(change: (data: PetFileData) => T): Promise<T> {
+    const data = this.#db.data;
+    const committedLength = data.pets.length;
+    const committedNextId = data.nextId;
+    const committedSync = data.sync;
+    data.sync = copySyncState(data.sync);
+    let result: T;
+    try {
+      result = change(data);
+      data.nextId = Math.max(data.nextId, this.#idFloor);
+    } catch (error) {
+      data.pets.length = committedLength;
+      data.nextId = committedNextId;
+      data.sync = committedSync;
+      throw error;
+    }
+    try {
+      await this.#db.write();
+    } catch (error) {
+      const attemptedNextId = data.nextId;
+      data.pets.length = committedLength;
+      data.nextId = committedNextId;
+      data.sync = committedSync;
+      this.#serializer.forgetFrom(committedLength);
+      if (error instanceof DurableWriteError && error.replaced) {
+        // As in `append`: the change may have reached the disk, so its ids are never given again.
+        this.#idFloor = Math.max(this.#idFloor, attemptedNextId);
+        this.#holdsFailedAnimals = await this.#db.write().then(
+          () => false,
+          () => true,
+        );
+      }
+      if (error instanceof FileChangedError) throw error;
+      this.#health.failed(error instanceof Error ? error.message : String(error));
+      throw new AnimalStoreError('storage_unavailable', 'The change could not be saved to disk, so it was not made. Try again later.', {
+        cause: error,
+      });
+    }
+    this.#idFloor = Math.max(this.#idFloor, data.nextId);
+    this.#holdsFailedAnimals = false;
+    this.#health.succeeded();
+    if (data.pets.length > committedLength) this.#onAppended(data.pets.slice(committedLength));
+    return result;
   }
 
   /**

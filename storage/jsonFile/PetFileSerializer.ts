@@ -42,7 +42,7 @@ export class PetFileSerializer {
   #tail: TailPiece[] = [];
 
   /** The file's bytes, as a list of buffers for one `writev`. */
-  serialize({ format, nextId, pets, idempotencyKeys }: PetFileData): Buffer[] {
+  serialize({ format, nextId, pets, idempotencyKeys, sync }: PetFileData): Buffer[] {
     const buffers: Buffer[] = [Buffer.from(`{"format":${format},"nextId":${nextId},"pets":[`)];
     const fullChunks = Math.floor(pets.length / CHUNK_SIZE);
     for (let index = 0; index < fullChunks; index++) buffers.push(this.#chunk(pets, index));
@@ -50,7 +50,9 @@ export class PetFileSerializer {
     // The keys are few (one per keyed create in the last day) and some expire at each write: no cache.
     let tail = `${pets.length === 0 ? '' : '\n'}],"idempotencyKeys":[`;
     for (const [position, stored] of idempotencyKeys.entries()) tail += `${position === 0 ? '\n' : ',\n'}${keyLine(stored)}`;
-    buffers.push(Buffer.from(`${tail}${idempotencyKeys.length === 0 ? '' : '\n'}]}\n`));
+    // The sync part is small (a few leases and counters) and changes often: written whole, on its own line.
+    const syncPart = sync === undefined ? '' : `,\n"sync":${JSON.stringify(sync)}\n`;
+    buffers.push(Buffer.from(`${tail}${idempotencyKeys.length === 0 ? '' : '\n'}]${syncPart}}\n`));
     return buffers;
   }
 

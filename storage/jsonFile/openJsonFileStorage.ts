@@ -5,6 +5,7 @@ import type { IdempotentCreate, PetStorage } from '../../core/PetStorage.js';
 import { type CommitObserver, GroupCommit } from '../GroupCommit.js';
 import { IdempotencyKeys } from '../IdempotencyKeys.js';
 import { PetIndex } from '../PetIndex.js';
+import { createJsonFileSync } from './createJsonFileSync.js';
 import { DataFileError } from './DataFileError.js';
 import { type FileSystem, nodeFileSystem } from './FileSystem.js';
 import { findDanglingLink } from './findDanglingLink.js';
@@ -87,7 +88,15 @@ export const openJsonFileStorageOn = async (given: string, fs: FileSystem, onCom
     index = new PetIndex(petFile.pets);
     keys = new IdempotencyKeys(petFile.idempotencyKeys);
   };
-  const petFile = await PetFile.open(realFile, { name: file, fs, onReload: () => rebuild() });
+  const petFile = await PetFile.open(realFile, {
+    name: file,
+    fs,
+    onReload: () => rebuild(),
+    // Fed in file order inside each write, so the index's arrival order is the file's.
+    onAppended: (pets) => {
+      for (const pet of pets) index.add(pet);
+    },
+  });
   rebuild();
   const stopPreparing = petFile.prepareWrites();
   const stopWatching = watchDataFile(realFile, () => void petFile.refresh());
@@ -118,10 +127,7 @@ export const openJsonFileStorageOn = async (given: string, fs: FileSystem, onCom
       return { fresh: fresh.length - 1 };
     });
     const appended = fresh.length === 0 ? [] : await petFile.append(fresh);
-    for (const { pet, stored } of appended) {
-      index.add(pet);
-      if (stored) keys.add(stored);
-    }
+    for (const { stored } of appended) if (stored) keys.add(stored);
     const results: IdempotentCreate[] = [];
     for (const step of plan) {
       if ('replay' in step) results.push(step.replay);
@@ -158,6 +164,7 @@ export const openJsonFileStorageOn = async (given: string, fs: FileSystem, onCom
     checkHealth() {
       return petFile.checkHealth();
     },
+    sync: createJsonFileSync(petFile, () => index, file),
     close() {
       stopPreparing();
       stopWatching();
