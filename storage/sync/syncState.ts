@@ -51,7 +51,7 @@ export const checkPush = (leases: readonly Lease[], scope: string, index: PetInd
 };
 
 /** The message of a kiosk with no leased id left. */
-const NO_IDS =
+export const NO_IDS =
   'This kiosk has no ids to give to new animals yet: it has not reached its hub since it started syncing, or used every id the hub leased to it. Nothing was stored; try again once it reaches the hub.';
 
 /** Takes the kiosk's next id and moves `nextId` on (into the next block, or to 0); throws a 503 when none is left. */

@@ -1,0 +1,153 @@
+/**
+ * @module Sync on PostgreSQL beyond the contract: the upgrade of a version-1 schema in place,
+ * and several instances on one schema acting as one hub (leases, pushes, arrival order).
+ */
+import { describe, expect, it } from 'vitest';
+import type { Pet } from '../../../core/schemas/Pet.js';
+import { MIGRATIONS } from '../../../storage/postgres/migrations.js';
+import { openPostgresStorage, type PostgresStorage } from '../../../storage/postgres/openPostgresStorage.js';
+import { useTestDatabase } from '../../support/testDatabase.js';
+
+const database = useTestDatabase();
+const rex = { name: 'Rex', categoryId: 3, status: 'available' } as const;
+const KIOSK_A = 'a'.repeat(64);
+const KIOSK_B = 'b'.repeat(64);
+const pet = (id: number, name = `Animal ${id}`): Pet => ({ id, name, categoryId: 1, status: 'pending' });
+
+/** Every animal, walking pages of `limit` after the last id seen, as a client's pager does. */
+const walk = async (storage: PostgresStorage, limit = 7, status?: Pet['status']) => {
+  const all: Pet[] = [];
+  for (let after = 0; ; ) {
+    const page = await storage.list({ after, limit, status });
+    if (page.length === 0) return all;
+    all.push(...page);
+    after = page.at(-1)!.id;
+  }
+};
+
+const open = (schema: string, poolSize = 4) => openPostgresStorage({ connectionString: database.url(), schema, poolSize });
+
+describe('PostgreSQL sync: the schema upgrade', () => {
+  it('Should upgrade a version-1 catalogue in place: same animals, same order, same keys, ids continuing', async () => {
+    const schema = database.freshSchema();
+    const admin = database.admin();
+    // A schema as the previous release left it, with animals and an Idempotency-Key.
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    await admin.query(`CREATE TABLE ${schema}.schema_migrations (
+      version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+    await admin.query(MIGRATIONS[0]!.sql(schema));
+    await admin.query(`INSERT INTO ${schema}.schema_migrations (version, description) VALUES (1, 'v1')`);
+    const now = Date.now();
+    const batch = [
+      { name: 'Old 1', categoryId: 1, status: 'sold' },
+      {
+        name: 'Old 2',
+        categoryId: 2,
+        status: 'available',
+        scope: 's',
+        key: 'k',
+        fingerprint: 'f',
+        createdAt: now,
+        expiresAt: now + 60_000,
+      },
+      { name: 'Old 3', categoryId: 3, status: 'sold' },
+    ];
+    await admin.query(`SELECT * FROM ${schema}.create_pets($1::jsonb)`, [JSON.stringify(batch)]);
+
+    const storage = await open(schema);
+    expect((await walk(storage, 2)).map(({ id, name }) => [id, name])).toEqual([
+      [1, 'Old 1'],
+      [2, 'Old 2'],
+      [3, 'Old 3'],
+    ]);
+    expect((await walk(storage, 1, 'sold')).map(({ id }) => id)).toEqual([1, 3]);
+    const replay = await storage.createIdempotent(rex, {
+      scope: 's',
+      key: 'k',
+      fingerprint: 'f',
+      createdAt: now + 1,
+      expiresAt: now + 60_000,
+    });
+    expect(replay).toMatchObject({ replayed: true, pet: { id: 2, name: 'Old 2' } });
+    expect((await storage.create(rex)).id).toBe(4);
+    const { rows } = await admin.query(`SELECT id, arrival FROM ${schema}.pets ORDER BY id`);
+    expect(rows.map((row) => [Number(row.id), Number(row.arrival)])).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 3],
+      [4, 4],
+    ]);
+    await storage.close();
+  });
+});
+
+describe('PostgreSQL sync: several instances are one hub', () => {
+  it('Should never give the same id twice across instances leasing and creating at once', { timeout: 60_000 }, async () => {
+    const schema = database.freshSchema();
+    const instances = await Promise.all([open(schema), open(schema), open(schema)]);
+    const given: Array<{ first: number; last: number }> = [];
+    await Promise.all(
+      instances.flatMap((storage, index) =>
+        Array.from({ length: 20 }, async (_, round) => {
+          if (round % 4 === 0) given.push(await storage.sync.lease(index % 2 ? KIOSK_A : KIOSK_B, 50));
+          else {
+            const { id } = await storage.create(rex);
+            given.push({ first: id, last: id });
+          }
+        }),
+      ),
+    );
+    given.sort((one, other) => one.first - other.first);
+    for (let at = 1; at < given.length; at++) expect(given[at]!.first).toBeGreaterThan(given[at - 1]!.last);
+    await Promise.all(instances.map((storage) => storage.close()));
+  });
+
+  it('Should store a push sent through two instances at the same moment once, and list it once', { timeout: 60_000 }, async () => {
+    const schema = database.freshSchema();
+    const [one, two] = await Promise.all([open(schema), open(schema)]);
+    const block = await one.sync.lease(KIOSK_A, 100);
+    const local = await two.create(rex);
+    const pushed = Array.from({ length: 40 }, (_, offset) => pet(block.first + offset));
+    for (let round = 0; round < 5; round++) {
+      const batch = pushed.slice(round * 8, round * 8 + 8);
+      const results = await Promise.all([one.sync.store(KIOSK_A, batch), two.sync.store(KIOSK_A, batch), one.sync.store(KIOSK_A, batch)]);
+      expect(results.reduce((sum, { stored }) => sum + stored, 0)).toBe(8);
+      for (const { stored, present } of results) expect(stored + present).toBe(8);
+    }
+    // In arrival order: the hub's own animal, then the pushed ones in the order they came.
+    expect((await walk(two)).map(({ id }) => id)).toEqual([local.id, ...pushed.map(({ id }) => id)]);
+    expect((await walk(one, 5, 'pending')).map(({ id }) => id)).toEqual(pushed.map(({ id }) => id));
+    // A local create after the pushes arrives last, with the next id above every lease.
+    const later = await one.create(rex);
+    expect([local.id, later.id]).toEqual([block.last + 1, block.last + 2]);
+    expect((await one.list({ after: pushed.at(-1)!.id, limit: 10 })).map(({ id }) => id)).toEqual([later.id]);
+    await Promise.all([one.close(), two.close()]);
+  });
+
+  it('Should refuse, through any instance, a push of ids leased to another key, storing nothing', async () => {
+    const schema = database.freshSchema();
+    const [one, two] = await Promise.all([open(schema), open(schema)]);
+    const theirs = await one.sync.lease(KIOSK_B, 10);
+    await expect(two.sync.store(KIOSK_A, [pet(theirs.first)])).rejects.toMatchObject({ code: 'forbidden' });
+    expect(await one.get(theirs.first)).toBeUndefined();
+    await Promise.all([one.close(), two.close()]);
+  });
+});
+
+describe('PostgreSQL sync: a kiosk on PostgreSQL', () => {
+  it('Should refuse a whole batch of creates that outruns its leased ids with a 503, and create again once a block comes', async () => {
+    const schema = database.freshSchema();
+    const storage = await open(schema);
+    await storage.sync.join('http://127.0.0.1:9/v1');
+    await storage.sync.addBlock({ first: 11, last: 12 });
+    const three = await Promise.allSettled([storage.create(rex), storage.create(rex), storage.create(rex)]);
+    expect(three.map((result) => result.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(three[0]).toMatchObject({ reason: { code: 'storage_unavailable', message: expect.stringMatching(/no ids/) } });
+    expect(await walk(storage)).toEqual([]);
+    await storage.sync.addBlock({ first: 21, last: 30 });
+    const ids = (await Promise.all([storage.create(rex), storage.create(rex), storage.create(rex)])).map(({ id }) => id);
+    expect(ids).toEqual([11, 12, 21]);
+    expect(await storage.sync.kiosk()).toMatchObject({ nextId: 22 });
+    await storage.close();
+  });
+});
