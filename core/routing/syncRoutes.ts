@@ -55,7 +55,7 @@ const pushRoute =
   (storage: PetStorage): RouteHandler =>
   async ({ request, respond, headers, caller }) => {
     const sync = hubStorage(storage);
-    const { pets } = validate(SyncPush, await readJsonBody(request), { what: 'The push', rootName: 'body', knownKeys: SyncPush.entries });
+    const { pets } = validate(SyncPush, await readJsonBody(request), { what: 'The push', rootName: 'body' });
     const result = await sync.store(scopeOf(caller), pets);
     return respond.json(200, result, headers);
   };

@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import type { IdempotentCreate, PetStorage } from '../../core/PetStorage.js';
+import type { SyncStorage } from '../../core/sync/SyncStorage.js';
 import { type CommitObserver, GroupCommit } from '../GroupCommit.js';
 import { IdempotencyKeys } from '../IdempotencyKeys.js';
 import { PetIndex } from '../PetIndex.js';
@@ -26,6 +27,8 @@ export interface JsonFileStorageOptions {
 export interface JsonFileStorage extends PetStorage {
   /** The data file's absolute path. */
   readonly file: string;
+  /** Sync as a hub or a kiosk, kept in the data file. */
+  sync: SyncStorage;
 }
 
 /**
