@@ -4,8 +4,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Pet } from '../../../core/schemas/Pet.js';
+import { inChunks } from '../../../storage/PetContent.js';
 import { MIGRATIONS } from '../../../storage/postgres/migrations.js';
+import { openPostgresContent } from '../../../storage/postgres/openPostgresContent.js';
 import { openPostgresStorage, type PostgresStorage } from '../../../storage/postgres/openPostgresStorage.js';
+import { petStatements } from '../../../storage/postgres/petStatements.js';
 import { useTestDatabase } from '../../support/testDatabase.js';
 
 const database = useTestDatabase();
@@ -131,6 +134,56 @@ describe('PostgreSQL sync: several instances are one hub', () => {
     await expect(two.sync.store(KIOSK_A, [pet(theirs.first)])).rejects.toMatchObject({ code: 'forbidden' });
     expect(await one.get(theirs.first)).toBeUndefined();
     await Promise.all([one.close(), two.close()]);
+  });
+});
+
+describe('PostgreSQL sync: a page still costs its limit once animals arrive out of id order', () => {
+  /** The blocks a statement reads, as EXPLAIN (ANALYZE, BUFFERS) counts them for these values. */
+  const blocksRead = async (text: string, values: unknown[]) => {
+    const { rows } = await database.admin().query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, values);
+    const plan = (rows[0]['QUERY PLAN'] as Array<{ Plan: Record<string, number> }>)[0]!.Plan;
+    return plan['Shared Hit Blocks']! + plan['Shared Read Blocks']!;
+  };
+
+  it('Should read a few blocks per page after a pushed animal, with or without a status', { timeout: 60_000 }, async () => {
+    const schema = database.freshSchema();
+    const storage = await open(schema);
+    const old: Pet[] = Array.from({ length: 30_000 }, (_, offset) => ({
+      id: offset + 1,
+      name: `Animal ${offset + 1}`,
+      categoryId: 1,
+      status: offset < 15_000 ? 'sold' : 'available',
+    }));
+    const content = await openPostgresContent({ connectionString: database.url(), schema });
+    await content.write({ nextId: old.length + 1, pets: inChunks(old), idempotencyKeys: [] }, { replace: true });
+    await content.close();
+    // A kiosk's block, then the hub's own creates above it, then the kiosk's push: its
+    // animals have lower ids than the hub's newest but arrive after them.
+    const block = await storage.sync.lease(KIOSK_A, 2_000);
+    const local = await Promise.all(Array.from({ length: 50 }, () => storage.create(rex)));
+    const pushed = Array.from({ length: 2_000 }, (_, offset) => pet(block.first + offset));
+    await storage.sync.store(KIOSK_A, pushed.slice(0, 1_000));
+    await storage.sync.store(KIOSK_A, pushed.slice(1_000));
+    await database.admin().query(`ANALYZE ${schema}.pets`);
+
+    const middle = pushed[999]!.id;
+    expect((await storage.list({ after: local.at(-1)!.id, limit: 2 })).map(({ id }) => id)).toEqual([block.first, block.first + 1]);
+    expect((await storage.list({ after: middle, limit: 2, status: 'pending' })).map(({ id }) => id)).toEqual([middle + 1, middle + 2]);
+    expect(await storage.list({ after: middle, limit: 2, status: 'sold' })).toEqual([]);
+    expect(await storage.list({ after: middle, limit: 2, status: 'available' })).toEqual([]);
+
+    const sql = petStatements(`"${schema}"`);
+    for (const [text, values] of [
+      [sql.list, [middle, 101]],
+      [sql.list, [local.at(-1)!.id, 101]],
+      [sql.listByStatus, [middle, 101, 'pending']],
+      [sql.listByStatus, [middle, 21, 'sold']],
+      [sql.listByStatus, [middle, 21, 'available']],
+      [sql.listByStatus, [local[0]!.id, 21, 'available']],
+    ] as const) {
+      expect(await blocksRead(text, [...values]), `${text} with ${values.join(', ')}`).toBeLessThan(20);
+    }
+    await storage.close();
   });
 });
 
