@@ -19,7 +19,9 @@ const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::bigint A
  * those of one moment while servers go on creating. Writing is one transaction that first
  * takes the `pet_ids` lock, so creates on running servers wait for it (and fail with 503 if
  * it outlasts their statement timeout); animals go in by 10,000 per statement, so a million
- * take seconds. Give timeouts to match: `statementTimeout` bounds each statement.
+ * take seconds. Give timeouts to match: `statementTimeout` bounds each statement. Sync
+ * state is not content: written animals arrive in id order, and a replaced schema loses its
+ * leases and kiosk state with its animals.
  */
 export const openPostgresContent = async (options: PostgresOptions): Promise<PetContentStore> => {
   const db = await connectPostgres(options);

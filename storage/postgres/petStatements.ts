@@ -8,7 +8,7 @@ export interface PetStatements {
   list: string;
   /** `$1` after (an id), `$2` limit, `$3` status: the next animals of a status in arrival order (index `pets_status_arrival`). */
   listByStatus: string;
-  /** `$1` the batch as JSON: one row per entry (see `create_pets` in migrations.ts). */
+  /** `$1` the batch as JSON: one row per entry (see `create_pets` in syncMigration.ts). */
   create: string;
   /** Whether the server can take writes now. */
   health: string;

@@ -256,4 +256,46 @@ describe('sync: a PostgreSQL hub of two instances and kiosks on JSON files', () 
     }
     await Promise.all(proxies.map((proxy) => proxy.close()));
   });
+
+  it('Should sync a kiosk kept in PostgreSQL, two instances on its own database, with the hub both ways', {
+    timeout: 120_000,
+  }, async () => {
+    const [hubUrl, kioskUrl] = await Promise.all([database.freshDatabase(), database.freshDatabase()]);
+    const hub = await startCli(
+      ['serve', '--port', '0', '--database', hubUrl, '--api-key', CLIENT_KEY, '--api-key', SYNC_KEYS[0]!, '--quiet'],
+      {
+        env: SECRET,
+      },
+    );
+    const kioskArgs = ['serve', '--port', '0', '--database', kioskUrl, '--api-key', CLIENT_KEY, '--quiet'];
+    const syncArgs = ['--sync-with', hub.url, '--sync-key', SYNC_KEYS[0]!, '--sync-interval', '0.2'];
+    const env = { ANIMAL_STORE_CURSOR_SECRET: 'one-cursor-secret-for-the-kiosk' };
+    const kiosks = [await startCli([...kioskArgs, ...syncArgs], { env }), await startCli([...kioskArgs, ...syncArgs], { env })];
+    const nodes: Node[] = [
+      { name: 'Hub', url: hub.url },
+      ...kiosks.map((kiosk, index) => ({ name: `PostgreSQL kiosk ${index + 1}`, url: kiosk.url })),
+    ];
+    const creators = nodes.map((node) => createAt(node, 2));
+    const deadline = Date.now() + 60_000;
+    while (creators.some((creator) => creator.acknowledged.length < 20)) {
+      if (Date.now() > deadline) throw new Error('A node never created 20 animals');
+      await wait(100);
+    }
+    await Promise.all(creators.map((creator) => creator.stop()));
+    const acknowledged = creators.flatMap((creator) => creator.acknowledged);
+    expect(new Set(acknowledged.map(({ id }) => id)).size).toBe(acknowledged.length);
+
+    let walks: Pet[][] = [];
+    const converged = async () => {
+      walks = await Promise.all(nodes.map((node) => walk(node.url, 100)));
+      return walks.every((pets) => pets.length === acknowledged.length);
+    };
+    const until = Date.now() + 60_000;
+    while (!(await converged()) && Date.now() < until) await wait(300);
+    for (const [index, pets] of walks.entries()) {
+      expect(new Map(pets.map((pet) => [pet.id, pet])), nodes[index]!.name).toEqual(new Map(acknowledged.map((pet) => [pet.id, pet])));
+    }
+    // The two kiosk instances share one catalogue and one arrival order.
+    expect(walks[2]).toEqual(walks[1]);
+  });
 });
