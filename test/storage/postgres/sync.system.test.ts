@@ -127,6 +127,53 @@ describe('PostgreSQL sync: several instances are one hub', () => {
     await Promise.all([one.close(), two.close()]);
   });
 
+  it('Should make animals visible in arrival order across instances: pagers miss none of the pushed or created ones', {
+    timeout: 120_000,
+  }, async () => {
+    const schema = database.freshSchema();
+    const [reader, creator, pusherA, pusherB] = await Promise.all([open(schema, 6), open(schema), open(schema), open(schema)]);
+    // Each write waits 0–4 ms after its rows are in and before it commits, widening the
+    // window in which a later arrival could become visible before an earlier one.
+    await database.admin().query(`
+      CREATE FUNCTION ${schema}.slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN PERFORM pg_sleep(random() * 0.004); RETURN NULL; END $$;
+      CREATE TRIGGER slow_commit AFTER INSERT ON ${schema}.pets FOR EACH STATEMENT EXECUTE FUNCTION ${schema}.slow_commit();
+    `);
+    const blockA = await pusherA.sync.lease(KIOSK_A, 300);
+    const blockB = await pusherB.sync.lease(KIOSK_B, 300);
+    let writing = true;
+    const push = async (storage: PostgresStorage, scope: string, first: number) => {
+      for (let offset = 0; offset < 300; offset += 3) {
+        await storage.sync.store(scope, [pet(first + offset), pet(first + offset + 1), pet(first + offset + 2)]);
+      }
+    };
+    const writes = Promise.all([
+      push(pusherA, KIOSK_A, blockA.first),
+      push(pusherB, KIOSK_B, blockB.first),
+      (async () => {
+        for (let count = 0; count < 300; count++) await creator.create(rex);
+      })(),
+    ]).finally(() => {
+      writing = false;
+    });
+    const pagers = Array.from({ length: 4 }, async () => {
+      const seen: number[] = [];
+      let after = 0;
+      for (;;) {
+        const wasWriting = writing;
+        const page = await reader.list({ after, limit: 5 });
+        seen.push(...page.map(({ id }) => id));
+        if (page.length > 0) after = page.at(-1)!.id;
+        else if (!wasWriting) return seen;
+      }
+    });
+    await writes;
+    const all = (await walk(reader, 100)).map(({ id }) => id);
+    expect(all).toHaveLength(900);
+    for (const seen of await Promise.all(pagers)) expect(seen).toEqual(all);
+    await Promise.all([reader, creator, pusherA, pusherB].map((storage) => storage.close()));
+  });
+
   it('Should refuse, through any instance, a push of ids leased to another key, storing nothing', async () => {
     const schema = database.freshSchema();
     const [one, two] = await Promise.all([open(schema), open(schema)]);
