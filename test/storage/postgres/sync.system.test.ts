@@ -9,6 +9,7 @@ import { MIGRATIONS } from '../../../storage/postgres/migrations.js';
 import { openPostgresContent } from '../../../storage/postgres/openPostgresContent.js';
 import { openPostgresStorage, type PostgresStorage } from '../../../storage/postgres/openPostgresStorage.js';
 import { petStatements } from '../../../storage/postgres/petStatements.js';
+import { startPostgresCluster } from '../../support/postgresCluster.js';
 import { useTestDatabase } from '../../support/testDatabase.js';
 
 const database = useTestDatabase();
@@ -249,5 +250,41 @@ describe('PostgreSQL sync: a kiosk on PostgreSQL', () => {
     expect(ids).toEqual([11, 12, 21]);
     expect(await storage.sync.kiosk()).toMatchObject({ nextId: 22 });
     await storage.close();
+  });
+});
+
+describe('PostgreSQL sync: the database down', () => {
+  it('Should refuse every sync step with storage_unavailable while the database is down, and go on once it is back', {
+    timeout: 60_000,
+  }, async () => {
+    // Its own throwaway server, which this test stops and starts.
+    const cluster = await startPostgresCluster();
+    try {
+      const storage = await openPostgresStorage({ connectionString: cluster.url, connectionTimeout: 1000 });
+      const block = await storage.sync.lease(KIOSK_A, 10);
+      await storage.sync.store(KIOSK_A, [pet(block.first)]);
+
+      await cluster.stop();
+      const steps: Array<() => Promise<unknown>> = [
+        () => storage.sync.lease(KIOSK_A, 10),
+        () => storage.sync.store(KIOSK_A, [pet(block.first + 1)]),
+        () => storage.sync.kiosk(),
+        () => storage.sync.join('http://127.0.0.1:9/v1'),
+        () => storage.sync.insertPulled([pet(1_000)], 1_000),
+      ];
+      for (const step of steps) await expect(step()).rejects.toMatchObject({ code: 'storage_unavailable' });
+
+      await cluster.start();
+      let next: { first: number; last: number } | undefined;
+      for (const deadline = Date.now() + 20_000; next === undefined && Date.now() < deadline; ) {
+        next = await storage.sync.lease(KIOSK_A, 10).catch(() => undefined);
+      }
+      expect(next).toEqual({ first: block.last + 1, last: block.last + 10 });
+      expect(await storage.sync.store(KIOSK_A, [pet(block.first), pet(block.first + 1)])).toEqual({ stored: 1, present: 1 });
+      expect((await walk(storage)).map(({ id }) => id)).toEqual([block.first, block.first + 1]);
+      await storage.close();
+    } finally {
+      await cluster.destroy();
+    }
   });
 });
