@@ -16,3 +16,4 @@ export {
   type ServeOptions,
   serve,
 } from './node/serve.js';
+export { LEASE_LOW_WATER, type Replicator, type ReplicatorOptions, startReplicator } from './sync/createReplicator.js';
