@@ -134,8 +134,8 @@ describe('sync: a PostgreSQL hub of two instances and kiosks on JSON files', () 
   it('Should hold every acknowledged create once, with its id, on every node after cuts, heals and kill -9 of a hub instance', {
     timeout: 240_000,
   }, async () => {
-    const seed = Number(process.env.ANIMAL_STORE_TEST_SEED ?? Math.floor(Math.random() * 2 ** 31));
-    const seedNote = `(seed ${seed}: ANIMAL_STORE_TEST_SEED=${seed} replays this schedule)`;
+    const seed = Number(process.env.SYNC_SEED ?? Math.floor(Math.random() * 2 ** 31));
+    const seedNote = `(seed ${seed}: SYNC_SEED=${seed} replays this schedule)`;
     const [plan] = fc.sample(schedule, { seed, numRuns: 1 });
     const { steps, killAt } = plan!;
 
