@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Pet } from '../../../core/schemas/Pet.js';
 import { inChunks } from '../../../storage/PetContent.js';
+import { LOCK_CLASS } from '../../../storage/postgres/migrate.js';
 import { MIGRATIONS } from '../../../storage/postgres/migrations.js';
 import { openPostgresContent } from '../../../storage/postgres/openPostgresContent.js';
 import { openPostgresStorage, type PostgresStorage } from '../../../storage/postgres/openPostgresStorage.js';
@@ -29,34 +30,42 @@ const walk = async (storage: PostgresStorage, limit = 7, status?: Pet['status'])
   }
 };
 
+const wait = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
+
 const open = (schema: string, poolSize = 4) => openPostgresStorage({ connectionString: database.url(), schema, poolSize });
+
+/** Makes `schema` as the previous release (schema version 1) left it: three animals, one with an Idempotency-Key made at the returned time. */
+const makeVersion1 = async (schema: string): Promise<number> => {
+  const admin = database.admin();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.query(`CREATE TABLE ${schema}.schema_migrations (
+    version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+  await admin.query(MIGRATIONS[0]!.sql(schema));
+  await admin.query(`INSERT INTO ${schema}.schema_migrations (version, description) VALUES (1, 'v1')`);
+  const now = Date.now();
+  const batch = [
+    { name: 'Old 1', categoryId: 1, status: 'sold' },
+    {
+      name: 'Old 2',
+      categoryId: 2,
+      status: 'available',
+      scope: 's',
+      key: 'k',
+      fingerprint: 'f',
+      createdAt: now,
+      expiresAt: now + 60_000,
+    },
+    { name: 'Old 3', categoryId: 3, status: 'sold' },
+  ];
+  await admin.query(`SELECT * FROM ${schema}.create_pets($1::jsonb)`, [JSON.stringify(batch)]);
+  return now;
+};
 
 describe('PostgreSQL sync: the schema upgrade', () => {
   it('Should upgrade a version-1 catalogue in place: same animals, same order, same keys, ids continuing', async () => {
     const schema = database.freshSchema();
     const admin = database.admin();
-    // A schema as the previous release left it, with animals and an Idempotency-Key.
-    await admin.query(`CREATE SCHEMA ${schema}`);
-    await admin.query(`CREATE TABLE ${schema}.schema_migrations (
-      version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-    await admin.query(MIGRATIONS[0]!.sql(schema));
-    await admin.query(`INSERT INTO ${schema}.schema_migrations (version, description) VALUES (1, 'v1')`);
-    const now = Date.now();
-    const batch = [
-      { name: 'Old 1', categoryId: 1, status: 'sold' },
-      {
-        name: 'Old 2',
-        categoryId: 2,
-        status: 'available',
-        scope: 's',
-        key: 'k',
-        fingerprint: 'f',
-        createdAt: now,
-        expiresAt: now + 60_000,
-      },
-      { name: 'Old 3', categoryId: 3, status: 'sold' },
-    ];
-    await admin.query(`SELECT * FROM ${schema}.create_pets($1::jsonb)`, [JSON.stringify(batch)]);
+    const now = await makeVersion1(schema);
 
     const storage = await open(schema);
     expect((await walk(storage, 2)).map(({ id, name }) => [id, name])).toEqual([
@@ -81,6 +90,28 @@ describe('PostgreSQL sync: the schema upgrade', () => {
       [3, 3],
       [4, 4],
     ]);
+    await storage.close();
+  });
+
+  it('Should wait, beyond its query and statement timeouts, for an upgrade another instance is making', { timeout: 60_000 }, async () => {
+    const schema = database.freshSchema();
+    await makeVersion1(schema);
+    // Another instance's long upgrade, as the advisory lock of migrations sees it.
+    const other = await database.admin().connect();
+    await other.query('SELECT pg_advisory_lock($1, hashtext($2))', [LOCK_CLASS, schema]);
+    const opening = openPostgresStorage({ connectionString: database.url(), schema, queryTimeout: 500, statementTimeout: 500 });
+    const outcome = await Promise.race([
+      opening.then(
+        () => 'opened',
+        () => 'failed',
+      ),
+      wait(2_000).then(() => 'waiting'),
+    ]);
+    expect(outcome).toBe('waiting');
+    await other.query('SELECT pg_advisory_unlock($1, hashtext($2))', [LOCK_CLASS, schema]);
+    other.release();
+    const storage = await opening;
+    expect((await storage.create(rex)).id).toBe(4);
     await storage.close();
   });
 });
