@@ -162,7 +162,7 @@ const api = await listenOrRefuse('API_PORT', apiPort, () =>
     ...(replicator ? { sync: { status: replicator.status } } : {}),
   }),
 );
-pageConfig = JSON.stringify({ apiBase: api.url, apiKey: kioskKey, pageSize: 4, refreshSeconds, sync: replicator !== undefined });
+pageConfig = JSON.stringify({ apiBase: api.url, apiKey: kioskKey, pageSize: 4, refreshSeconds, ...(replicator ? { sync: true } : {}) });
 console.log(`kiosk on ${pageOrigin}/ using the API at ${api.url}`);
 
 /** Closes both servers, on Ctrl-C or a process manager's SIGTERM. */
