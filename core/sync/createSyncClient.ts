@@ -22,8 +22,8 @@ export interface SyncClientOptions {
   key: string;
   /** How long one exchange may take, in milliseconds; a hub that goes silent is given up on then. */
   timeoutMilliseconds?: number;
-  /** The fetch to use; the runtime's by default. */
-  fetch?: typeof fetch;
+  /** The fetch to use; the runtime's by default (a test or an in-process hub may pass its own). */
+  fetch?: (url: string, init: RequestInit) => Promise<Response>;
 }
 
 /** The three calls a kiosk makes to its hub. */

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitForOutput } from '../support/nodeProcess.js';
 import { killLeftoverProcesses, runCli, startCli } from '../support/startCli.js';
 import { startTcpProxy } from '../support/tcpProxy.js';
 import { tempFolder } from '../support/tempFolder.js';
@@ -39,6 +40,8 @@ const kioskArgs = (file: string, hub: string) => [
   HUB_KEY,
   '--sync-interval',
   '0.1',
+  '--log-format',
+  'json',
 ];
 
 describe('a kiosk', () => {
@@ -47,34 +50,36 @@ describe('a kiosk', () => {
     const hub = await startCli(['serve', path.join(folder, 'hub.json'), '--port', '0', '--api-key', HUB_KEY, '--quiet']);
     const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(hub.url).port) });
     await proxy.cut();
-    const kiosk = await startCli(kioskArgs(path.join(folder, 'kiosk.json'), `http://127.0.0.1:${proxy.port}/v1`));
+    const kiosk = runCli(kioskArgs(path.join(folder, 'kiosk.json'), `http://127.0.0.1:${proxy.port}/v1`));
+    // A JSON line: the URL ends at its closing quote.
+    const kioskUrl = (await waitForOutput(kiosk, /listening on (http:\/\/[^\s"]+)/))[1]!;
 
-    expect((await fetch(`${kiosk.url}/pets`, { headers: authorized })).status).toBe(200);
-    const refused = await post(kiosk.url, 'Too early');
+    expect((await fetch(`${kioskUrl}/pets`, { headers: authorized })).status).toBe(200);
+    const refused = await post(kioskUrl, 'Too early');
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toMatch(/^[0-9]+$/);
     expect(((await refused.json()) as { message: string }).message).toMatch(/has not reached its hub/);
-    await until(async () => (await statusOf(kiosk.url)).problem !== 'not tried yet', 'a first round');
-    expect(await statusOf(kiosk.url)).toMatchObject({ reachable: false, waiting: 0, lastPush: null, lastPull: null });
+    await until(async () => (await statusOf(kioskUrl)).problem !== 'not tried yet', 'a first round');
+    expect(await statusOf(kioskUrl)).toMatchObject({ reachable: false, waiting: 0, lastPush: null, lastPull: null });
 
     await proxy.restore();
-    await until(async () => (await statusOf(kiosk.url)).reachable === true, 'the hub reached');
+    await until(async () => (await statusOf(kioskUrl)).reachable === true, 'the hub reached');
     // Cut again: creates are now acknowledged locally, wait, and are shown waiting everywhere.
     await proxy.cut();
     const created = [];
     for (const name of ['One', 'Two', 'Three']) {
-      const response = await post(kiosk.url, name);
+      const response = await post(kioskUrl, name);
       expect(response.status).toBe(201);
       created.push(await response.json());
     }
-    await until(async () => (await statusOf(kiosk.url)).reachable === false, 'the cut noticed');
-    expect(await statusOf(kiosk.url)).toMatchObject({ reachable: false, waiting: 3 });
-    const metrics = await (await fetch(`${new URL(kiosk.url).origin}/metrics`, { headers: authorized })).text();
+    await until(async () => (await statusOf(kioskUrl)).reachable === false, 'the cut noticed');
+    expect(await statusOf(kioskUrl)).toMatchObject({ reachable: false, waiting: 3 });
+    const metrics = await (await fetch(`${new URL(kioskUrl).origin}/metrics`, { headers: authorized })).text();
     expect(metrics).toMatch(/^animal_store_sync_waiting 3$/m);
     expect(metrics).toMatch(/^animal_store_sync_reachable 0$/m);
 
     await proxy.restore();
-    await until(async () => (await statusOf(kiosk.url)).waiting === 0, 'the creates pushed');
+    await until(async () => (await statusOf(kioskUrl)).waiting === 0, 'the creates pushed');
     const atHub = (await (
       await fetch(`${hub.url}/pets?limit=100`, { headers: { authorization: `Bearer ${HUB_KEY}` } })
     ).json()) as unknown[];
