@@ -25,6 +25,7 @@ import { watchParent } from './cli/watchParent.js';
 import { writeKeyFile } from './cli/writeKeyFile.js';
 import { createPrometheusMetrics } from './node/createPrometheusMetrics.js';
 import { nodeSha256, serve } from './node/serve.js';
+import { startReplicator } from './sync/createReplicator.js';
 import { createTestCatalogue } from './testing/createTestCatalogue.js';
 import { loadSeedFile } from './testing/loadSeedFile.js';
 import { isInjectedFault } from './testing/withFaults.js';
@@ -56,7 +57,13 @@ const start = async (settings: ServeSettings, { log, writers }: ServeOutput) => 
 
   const testCatalogue = settings.testMode ? createTestCatalogue({ seed: seed ?? [], keys }) : undefined;
   const storage = testCatalogue?.storage ?? (await openStorage(settings.storage, { seed, onCommit: metrics?.observeCommit, warn }));
+  let replicator: Awaited<ReturnType<typeof startReplicator>> | undefined;
   try {
+    if (settings.sync) {
+      const { hub, key, intervalSeconds } = settings.sync;
+      replicator = await startReplicator({ storage, hub, key, intervalSeconds, log: { info: log.info, warn: log.warn } });
+      metrics?.watchSync(replicator.status);
+    }
     const keyFile =
       generated !== undefined && settings.storage.kind === 'file' ? await writeKeyFile(settings.storage.file, generated) : undefined;
     const server = await serve({
@@ -74,6 +81,7 @@ const start = async (settings: ServeSettings, { log, writers }: ServeOutput) => 
       // Every answer carries X-Request-Id, so a client can quote it; JSON access lines name it too.
       requestIds: true,
       ...(metrics === undefined ? {} : { metrics }),
+      ...(replicator === undefined ? {} : { sync: { status: replicator.status } }),
       ...(testCatalogue === undefined
         ? {}
         : {
@@ -99,8 +107,16 @@ const start = async (settings: ServeSettings, { log, writers }: ServeOutput) => 
           'give your own with --api-key-file FILE or ANIMAL_STORE_API_KEYS=KEY1,KEY2',
       );
     }
-    return server;
+    const running = replicator;
+    // The replicator stops first, so its last round ends before the storage closes.
+    if (running === undefined) return server;
+    const close = async () => {
+      await running.stop();
+      await server.close();
+    };
+    return { ...server, close };
   } catch (error) {
+    await replicator?.stop();
     await storage.close();
     throw error;
   }

@@ -3,10 +3,18 @@ import type { MaybePromise } from './MaybePromise.js';
 import type { NewPet } from './schemas/NewPet.js';
 import type { Pet } from './schemas/Pet.js';
 import type { PetStatus } from './schemas/PetStatus.js';
+import type { SyncStorage } from './sync/SyncStorage.js';
 
-/** Which slice of the catalogue to list: the next `limit` animals after id `after`. */
+/**
+ * Which slice of the catalogue to list: the next `limit` animals, in arrival order, after
+ * the animal with id `after`.
+ */
 export interface PetPageRequest {
-  /** List animals with an id greater than this (0 for the first page). */
+  /**
+   * List the animals that arrived after the animal with this id (0 for the first page). For
+   * a catalogue that never synced, arrival order is ascending id order, so this is "ids
+   * greater than `after`", and so it is for an id the catalogue does not hold.
+   */
   after: number;
   /** The most animals to return. */
   limit: number;
@@ -50,10 +58,11 @@ export interface IdempotentCreate {
 export type StorageHealth = { ok: true } | { ok: false; reason: string };
 
 /**
- * Keeps the animals. Implementations must list in ascending id order, in time proportional
+ * Keeps the animals. Implementations must list in arrival order (the order animals were
+ * stored in this catalogue: ascending id order while it never syncs), in time proportional
  * to `limit` (not to the catalogue), and must resolve `create` only once the animal is as
- * durable as the storage promises. Ids must become visible in ascending order: once an
- * animal is visible, no animal with a smaller id appears later. A miss is `undefined`, not
+ * durable as the storage promises. Animals must become visible in arrival order: once an
+ * animal is visible, no animal that arrived before it appears later. A miss is `undefined`, not
  * an exception. Returned animals are frozen: callers may share them but never change them.
  * A write that cannot be made durable rejects with an `AnimalStoreError` coded
  * `storage_unavailable`, and nothing of it becomes visible.
@@ -72,7 +81,7 @@ export interface PetStorage {
    * answer at once, without a promise, so the service can answer in the same turn.
    */
   get(id: number): MaybePromise<Pet | undefined>;
-  /** Up to `limit` animals after `after`, in ascending id order, optionally of one status. */
+  /** Up to `limit` animals that arrived after the animal `after`, in arrival order, optionally of one status. */
   list(page: PetPageRequest): Promise<Pet[]>;
   /**
    * Whether writes can be made durable now (a disk that refuses writes, a database that is
@@ -80,6 +89,11 @@ export interface PetStorage {
    * without it is taken to be healthy.
    */
   checkHealth?(): Promise<StorageHealth>;
+  /**
+   * Sync with a hub or kiosks (see `SyncStorage`). Optional: a storage without it cannot be
+   * a hub or a kiosk, and its sync endpoints answer 404.
+   */
+  sync?: SyncStorage;
   /** Finishes pending writes and releases what the storage holds (files, locks, pools). */
   close(): Promise<void>;
 }

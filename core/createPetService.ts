@@ -21,6 +21,8 @@ import { docsAssetRoute, docsRoute, openApiRoute } from './routing/documentRoute
 import { healthRoute } from './routing/healthRoute.js';
 import { createPetRoute, getPetRoute, listPetsRoute } from './routing/petRoutes.js';
 import type { RouteContext } from './routing/RouteContext.js';
+import { syncRoutes } from './routing/syncRoutes.js';
+import type { SyncStatus } from './schemas/SyncSchemas.js';
 
 export type { DeprecatedUse } from './routing/createDeprecationTracker.js';
 
@@ -102,6 +104,8 @@ export interface PetServiceOptions {
    * adapter passes its own when it can send those faster (see adapters/node/serve.ts).
    */
   fetchAPI?: { Response: typeof Response };
+  /** Sync as a kiosk: where `GET {base}/sync/status` reads the kiosk's state (the replicator's). */
+  sync?: { status: () => MaybePromise<SyncStatus> };
 }
 
 /** Extra facts an adapter knows about a request. */
@@ -192,6 +196,7 @@ export const createPetService = (options: PetServiceOptions): PetService => {
     docs: { operations: { GET: 'getReference' }, methods: { GET: docsRoute(docsAssets) }, public: true },
     docsAsset: { methods: { GET: docsAssetRoute(docsAssets) }, public: true },
     health,
+    more: syncRoutes(storage, options.sync?.status),
   });
 
   const handle = (request: Request, context?: RequestContext): MaybePromise<Response> => {

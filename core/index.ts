@@ -24,3 +24,5 @@ export { createOpenApiDocument, INTERFACE_VERSION } from './http/openApiDocument
 export type { MaybePromise } from './MaybePromise.js';
 export type { PetPageRequest, PetStorage } from './PetStorage.js';
 export * from './schemas/index.js';
+export { createSyncClient, type SyncClient, type SyncClientOptions, SyncHubError } from './sync/createSyncClient.js';
+export { type IdBlock, type KioskState, type StoreResult, SyncJoinError, type SyncStorage } from './sync/SyncStorage.js';

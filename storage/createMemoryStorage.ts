@@ -3,14 +3,26 @@ import { AnimalStoreError } from '../core/AnimalStoreError.js';
 import type { PetStorage } from '../core/PetStorage.js';
 import type { NewPet } from '../core/schemas/NewPet.js';
 import type { Pet } from '../core/schemas/Pet.js';
+import type { SyncStorage } from '../core/sync/SyncStorage.js';
 import { IdempotencyKeys } from './IdempotencyKeys.js';
 import { KeySweep, type KeySweepOptions } from './KeySweep.js';
 import { PetIndex } from './PetIndex.js';
+import {
+  addKioskBlock,
+  checkPush,
+  countUnpushed,
+  findUnpushed,
+  joinedKiosk,
+  markKioskPushed,
+  type SyncState,
+  takeKioskId,
+} from './sync/syncState.js';
 
 /** A memory storage, which can also be emptied (between tests, say). */
 export interface MemoryStorage extends PetStorage {
-  /** Forgets every animal and Idempotency-Key; ids start again at 1. */
+  /** Forgets every animal, Idempotency-Key and sync state; ids start again at 1. */
   clear(): void;
+  sync: SyncStorage;
 }
 
 /**
@@ -51,8 +63,9 @@ const full = (limit: number) =>
 /**
  * Creates a storage held in memory: fast, and gone when the process ends. `pets` seeds it
  * (ascending ids, already valid); new animals continue after the highest seeded id. It holds
- * at most `limit` animals and keys; expired keys are forgotten by a timer, a bounded number
- * per tick, stopped by `close`.
+ * at most `limit` animals and keys, however they arrive (created, pushed by a kiosk, pulled
+ * from a hub); expired keys are forgotten by a timer, a bounded number per tick, stopped by
+ * `close`. It can be a hub, or a kiosk that forgets everything when it stops.
  */
 export const createMemoryStorage = (
   pets: Iterable<Pet> = [],
@@ -68,11 +81,20 @@ export const createMemoryStorage = (
     keySweep,
     () => keys.size === 0,
   );
+  /** Refuses `entries` more animals and keys past the limit. */
+  const makeRoom = (entries: number) => {
+    if (index.size + keys.size + entries > limit) throw full(limit);
+  };
+  let sync: SyncState = { leases: [] };
+  /** The id the next local create gets on a catalogue that is not a kiosk: above every id held or leased. */
+  let nextId = index.lastId + 1;
   const create = ({ name, categoryId, status }: NewPet, withKey: boolean): Pet => {
     // A keyed create holds two entries: the animal and its key.
-    if (index.size + keys.size + (withKey ? 2 : 1) > limit) throw full(limit);
-    const pet: Pet = { id: index.lastId + 1, name, categoryId, status };
+    makeRoom(withKey ? 2 : 1);
+    const id = sync.kiosk ? takeKioskId(sync.kiosk) : Math.max(nextId, index.lastId + 1);
+    const pet: Pet = { id, name, categoryId, status };
     index.add(pet);
+    nextId = Math.max(nextId, id + 1);
     return pet;
   };
   return {
@@ -94,9 +116,56 @@ export const createMemoryStorage = (
     async list(page) {
       return index.list(page);
     },
+    sync: {
+      async lease(scope, size) {
+        const first = Math.max(nextId, index.lastId + 1);
+        const lease = { scope, first, last: first + size - 1 };
+        sync.leases.push(lease);
+        nextId = lease.last + 1;
+        return { first: lease.first, last: lease.last };
+      },
+      async store(scope, pushed) {
+        const fresh = checkPush(sync.leases, scope, index, pushed);
+        makeRoom(fresh.length);
+        for (const pet of fresh) index.add(pet);
+        nextId = Math.max(nextId, index.lastId + 1);
+        return { stored: fresh.length, present: pushed.length - fresh.length };
+      },
+      async kiosk() {
+        return sync.kiosk && structuredClone(sync.kiosk);
+      },
+      async join(hub) {
+        sync.kiosk = joinedKiosk(sync.kiosk, hub, index.size, 'The memory storage');
+        return structuredClone(sync.kiosk);
+      },
+      async addBlock(block) {
+        if (sync.kiosk) addKioskBlock(sync.kiosk, block);
+      },
+      async unpushed(limit) {
+        return sync.kiosk ? findUnpushed(sync.kiosk, index, limit) : { pets: [], through: 0 };
+      },
+      async waiting() {
+        return sync.kiosk ? countUnpushed(sync.kiosk, index) : 0;
+      },
+      async markPushed(through) {
+        if (sync.kiosk) markKioskPushed(sync.kiosk, index, through);
+      },
+      async insertPulled(pulled, checkpoint) {
+        const fresh = new Map<number, Pet>();
+        for (const { id, name, categoryId, status } of pulled) {
+          if (!index.has(id) && !fresh.has(id)) fresh.set(id, { id, name, categoryId, status });
+        }
+        makeRoom(fresh.size);
+        for (const pet of fresh.values()) index.add(pet);
+        if (sync.kiosk) sync.kiosk.checkpoint = checkpoint;
+        return fresh.size;
+      },
+    },
     clear() {
       index = new PetIndex();
       keys = new IdempotencyKeys();
+      sync = { leases: [] };
+      nextId = 1;
     },
     async close() {
       sweep.stop();

@@ -16,6 +16,7 @@ import {
   parseSchema,
   wholeNumber,
 } from './optionParsers.js';
+import { addSyncOptions, readSyncSettings, type SyncSettings } from './syncOptions.js';
 import { UsageError } from './UsageError.js';
 
 /** Where the animals live. */
@@ -58,6 +59,8 @@ export interface ServeSettings {
   testMode: boolean;
   /** Milliseconds every answer waits in test mode; 0 for none. */
   delay: number;
+  /** `--sync-with` and its companions: this server is a kiosk of that hub. */
+  sync: SyncSettings | undefined;
 }
 
 /** The default data file, relative to the working directory. */
@@ -98,6 +101,9 @@ interface ServeFlags {
   shedAfter: number;
   maxPipelinedRequests: number;
   shutdownTimeout: number;
+  syncWith?: string;
+  syncKey?: string;
+  syncInterval: number;
 }
 
 /** One flag per `serve()` limit, named after its option, with the same default. */
@@ -125,6 +131,9 @@ Environment:
   ANIMAL_STORE_CURSOR_SECRET    as --cursor-secret
   ANIMAL_STORE_EXEMPT_ADDRESSES as --exempt-addresses
   ANIMAL_STORE_MAX_LOG_BUFFER   as --max-log-buffer
+  ANIMAL_STORE_SYNC_WITH        as --sync-with
+  ANIMAL_STORE_SYNC_KEY         as --sync-key
+  ANIMAL_STORE_SYNC_INTERVAL    as --sync-interval
 
 With no key given, the server makes one for the run: it is printed on stderr and, with a
 data file, written (mode 0600) to api-key beside it, e.g. data/api-key.
@@ -138,6 +147,7 @@ Examples:
   animal-store --memory --seed seed.json        animals in memory, from a seed file
   animal-store --test-mode --seed seed.json     for end-to-end tests: POST /_test/reset, faults
   animal-store copy --from ./data/animals.json --to postgres://store@db/animals
+  animal-store kiosk.json --sync-with https://hub.example/v1 --sync-key KEY   a kiosk that syncs
 `;
 
 /** `--memory-limit COUNT`: a whole number the memory store takes. */
@@ -239,6 +249,8 @@ export const addServeCommand = (program: Command): Command => {
         .default(DEFAULT_LOG_BUFFER_BYTES),
     )
     .option('--metrics', 'serve Prometheus metrics at /metrics, behind the API keys (needs: npm install prom-client)');
+
+  addSyncOptions(serve);
 
   serve.optionsGroup('End-to-end tests:');
   serve
@@ -370,5 +382,6 @@ export const readServeSettings = (command: Command, file: string | undefined, en
     metrics: flags.metrics ?? false,
     testMode: flags.testMode ?? false,
     delay: flags.delay ?? 0,
+    sync: readSyncSettings(flags, command, API_KEY_FORMAT),
   };
 };

@@ -3,7 +3,9 @@
  * peer dependency, loaded only when metrics are asked for) in a registry of their own.
  */
 import type { AccessLogEntry, PetService } from '../../core/index.js';
+import type { SyncStatus } from '../../core/schemas/SyncSchemas.js';
 import type { CommitObserver } from '../../storage/GroupCommit.js';
+import { addSyncMetrics } from './syncMetrics.js';
 
 /** The metrics of one server; give it to `serve({ metrics })` and its `observeCommit` to the storage. */
 export interface PrometheusMetrics {
@@ -18,6 +20,8 @@ export interface PrometheusMetrics {
    * (`{ stdout: 3, stderr: 0 }`): the CLI's log drops lines its reader cannot keep up with.
    */
   watchDroppedLogLines(read: () => Readonly<Record<string, number>>): void;
+  /** Reports a kiosk's sync state (the replicator's `status`) at every scrape. */
+  watchSync(status: () => Promise<SyncStatus>): void;
   /** The metrics in Prometheus's text format, as a scrape reads them. */
   exposition(): Promise<{ body: string; contentType: string }>;
 }
@@ -61,6 +65,8 @@ const loadPromClient = async () => {
  *   API key, named by the first 12 hex digits of the key's SHA-256, never by the key;
  * - `animal_store_log_lines_dropped_total{stream}`: log lines dropped because stdout or
  *   stderr could not keep up (see `watchDroppedLogLines`);
+ * - `animal_store_sync_*` on a kiosk: whether its hub is reachable, creates waiting to go
+ *   up, leased ids left, and the times of the last successful push and pull (see syncMetrics.ts);
  * - prom-client's default process metrics (CPU, memory, event loop lag, open files…).
  *
  * Throws a MissingMetricsLibraryError when `prom-client` is not installed.
@@ -125,6 +131,9 @@ export const createPrometheusMetrics = async (): Promise<PrometheusMetrics> => {
     },
   });
 
+  const syncStatuses: Array<() => Promise<SyncStatus>> = [];
+  addSyncMetrics(client, registers, syncStatuses);
+
   return {
     recordRequest({ operation = 'none', status, milliseconds }) {
       requests.inc({ operation, status: String(status) });
@@ -139,6 +148,9 @@ export const createPrometheusMetrics = async (): Promise<PrometheusMetrics> => {
     },
     watchDroppedLogLines(read) {
       droppedLogLines.push(read);
+    },
+    watchSync(status) {
+      syncStatuses.push(status);
     },
     exposition: async () => ({ body: await registry.metrics(), contentType: registry.contentType }),
   };

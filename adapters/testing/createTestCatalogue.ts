@@ -73,6 +73,18 @@ export const createTestCatalogue = (options: TestCatalogueOptions = {}): TestCat
     get: (id) => memory.get(id),
     list: (page) => memory.list(page),
     close: () => memory.close(),
+    // A test catalogue can be a hub (or a kiosk); reset forgets its leases with its animals.
+    sync: {
+      lease: (scope, size) => memory.sync.lease(scope, size),
+      store: (scope, pets) => memory.sync.store(scope, pets),
+      kiosk: () => memory.sync.kiosk(),
+      join: (hub) => memory.sync.join(hub),
+      addBlock: (block) => memory.sync.addBlock(block),
+      unpushed: (limit) => memory.sync.unpushed(limit),
+      waiting: () => memory.sync.waiting(),
+      markPushed: (through) => memory.sync.markPushed(through),
+      insertPulled: (pets, checkpoint) => memory.sync.insertPulled(pets, checkpoint),
+    },
   };
   const storage = withFaults(current);
   const service = createPetService({

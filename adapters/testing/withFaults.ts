@@ -82,6 +82,7 @@ export const withFaults = (storage: PetStorage): FaultyStorage => {
       return storage.list(page);
     },
     close: () => storage.close(),
+    ...(storage.sync === undefined ? {} : { sync: storage.sync }),
     inject(fault) {
       if (fault.times !== undefined && !(Number.isInteger(fault.times) && fault.times >= 1)) {
         throw new RangeError(`A fault's times must be a whole number of 1 or more, not ${fault.times}.`);

@@ -6,8 +6,10 @@ import { ListQuery } from '../schemas/ListQuery.js';
 import { NewPet } from '../schemas/NewPet.js';
 import { Pet, PetId } from '../schemas/Pet.js';
 import { PetStatus } from '../schemas/PetStatus.js';
+import { SyncLease, SyncPull, SyncPush, SyncPushResult, SyncStatus } from '../schemas/SyncSchemas.js';
 import { DEPRECATION, SUNSET } from './deprecation.js';
 import { describeDefaults } from './describeDefaults.js';
+import { syncPaths } from './syncOpenApiPaths.js';
 
 /** The interface version the document describes. */
 export const INTERFACE_VERSION = '1.0.0';
@@ -150,7 +152,7 @@ export const createOpenApiDocument = (base: string): Record<string, unknown> => 
           operationId: 'listPets',
           summary: 'List all animals',
           description:
-            'Animals in ascending id order, a page at a time. When more remain, a Link header with rel="next" points at the next page.',
+            'Animals in the order they arrived in this catalogue (ascending id order for a catalogue that never syncs), a page at a time. When more remain, a Link header with rel="next" points at the next page.',
           parameters: [
             queryParameter('limit', 'The most animals to return: 1 to 100, decimal digits, default 20.'),
             queryParameter('status', 'Only animals with this availability status.'),
@@ -226,6 +228,13 @@ export const createOpenApiDocument = (base: string): Record<string, unknown> => 
           },
         },
       },
+      ...syncPaths({
+        ref,
+        retryAfter: header('Retry-After'),
+        answerHeaders: { ...everyAnswer, ...rateLimitHeaders },
+        errorResponse,
+        commonErrors,
+      }),
       '/docs': {
         get: {
           operationId: 'getReference',
@@ -256,6 +265,11 @@ export const createOpenApiDocument = (base: string): Record<string, unknown> => 
         PetStatus: schemaOf(PetStatus),
         PetId: { ...schemaOf(PetId), format: 'int64' },
         Error: schemaOf(ErrorBody),
+        SyncLease: schemaOf(SyncLease),
+        SyncPush: schemaOf(SyncPush, 'input'),
+        SyncPushResult: schemaOf(SyncPushResult),
+        SyncPull: schemaOf(SyncPull),
+        SyncStatus: schemaOf(SyncStatus),
       },
     },
   };

@@ -33,6 +33,8 @@ export interface RouteTable {
   docsAsset: Route;
   /** `/healthz`, outside the base path. */
   health: Route;
+  /** More routes at fixed paths under the base path, by their path after it (`sync/pull`). */
+  more?: Readonly<Record<string, Route>>;
 }
 
 /** A route found for a path, with the segment it names when the path has one. */
@@ -76,6 +78,7 @@ export const createRouter = (basePath: string, routes: RouteTable): Router => ({
     if (rest === 'docs') return { route: routes.docs };
     if (rest.startsWith('docs/') && rest.length > 5 && !rest.includes('/', 5)) return { route: routes.docsAsset, asset: rest.slice(5) };
     if (rest.startsWith('pets/') && rest.length > 5 && !rest.includes('/', 5)) return { route: routes.pet, petId: rest.slice(5) };
+    if (routes.more !== undefined && Object.hasOwn(routes.more, rest)) return { route: routes.more[rest]! };
     return undefined;
   },
   allowOf: ({ methods }) => [...(methods.GET ? ['GET', 'HEAD'] : []), ...(methods.POST ? ['POST'] : [])].join(', '),

@@ -22,5 +22,5 @@ export const Pet = v.strictObject({
 /** An animal. */
 export type Pet = v.InferOutput<typeof Pet>;
 
-/** A list of animals, in ascending id order. */
+/** A list of animals, in arrival order. */
 export const Pets = v.array(Pet);

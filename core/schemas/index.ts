@@ -5,3 +5,4 @@ export * from './ListQuery.js';
 export * from './NewPet.js';
 export * from './Pet.js';
 export * from './PetStatus.js';
+export * from './SyncSchemas.js';

@@ -42,6 +42,7 @@ const elements = {
   addErrorDetails: /** @type {HTMLUListElement} */ (byId('add-error-details')),
   apiKey: /** @type {HTMLInputElement} */ (byId('api-key')),
   apiBase: /** @type {HTMLElement} */ (byId('api-base')),
+  syncState: /** @type {HTMLElement} */ (byId('sync-state')),
 };
 
 /** How the statuses read on screen. */
@@ -240,6 +241,38 @@ const keepFresh = () => {
   next();
 };
 
+/** Seconds between two looks at the kiosk's sync state. */
+const SYNC_LOOK_SECONDS = 3;
+
+/**
+ * Words the sync state of a kiosk API (GET {base}/sync/status) for the person at the kiosk:
+ * "Offline, 3 waiting to sync" while its hub cannot be reached, so nobody wonders where the
+ * animals went. @param {{ reachable: boolean, waiting: number }} status
+ */
+const syncWords = ({ reachable, waiting }) => {
+  const wait = waiting === 1 ? '1 animal waiting to sync' : `${waiting} animals waiting to sync`;
+  if (!reachable) return `Offline, ${wait}. Animals added here are kept and sync once the network is back.`;
+  return waiting === 0 ? 'Online, everything synced.' : `Online, ${wait}.`;
+};
+
+/** Shows the sync state now and every few seconds, when the API is a kiosk that syncs with a hub. */
+const watchSync = () => {
+  const look = async () => {
+    try {
+      const response = await fetch(`${config.apiBase}/sync/status`, { headers: { authorization: `Bearer ${elements.apiKey.value}` } });
+      if (!response.ok) return;
+      const status = await response.json();
+      put(elements.syncState, 'textContent', syncWords(status));
+      elements.syncState.classList.toggle('offline', !status.reachable);
+      put(elements.syncState, 'hidden', false);
+    } catch {
+      // The kiosk's own API is out of reach: the list says so already.
+    }
+  };
+  const next = () => setTimeout(() => look().finally(next), SYNC_LOOK_SECONDS * 1000);
+  void look().finally(next);
+};
+
 /** Puts focus back on a control that loading disabled, or on the nearest pager button that still works. @param {Element | null} focused */
 const restoreFocus = (focused) => {
   if (document.activeElement !== document.body || !(focused instanceof HTMLElement)) return;
@@ -340,6 +373,7 @@ if (config) {
     event.preventDefault();
     void addPet();
   });
+  if (config.sync) watchSync();
   await showPage(firstQuery(), 1);
   keepFresh();
 } else {

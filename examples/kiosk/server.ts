@@ -16,12 +16,17 @@
  * KIOSK_PORT (8080) and API_PORT (8081) choose the ports; KIOSK_API_KEY the kiosk's key;
  * KIOSK_REFRESH_SECONDS (30) how often the page revalidates the list it shows. A port that
  * is taken ends the program with one line saying which, not a stack trace.
+ *
+ * With ANIMAL_STORE_SYNC_WITH (a hub's base URL) and ANIMAL_STORE_SYNC_KEY, the API is a
+ * kiosk of that hub instead: it keeps its animals in KIOSK_DATA_FILE (./data/kiosk.json),
+ * starts empty, syncs in the background, and the page says "Offline, N waiting to sync"
+ * whenever the hub cannot be reached.
  */
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Pet } from 'animal-store';
-import { createMemoryStorage, serve } from 'animal-store/node';
+import { createMemoryStorage, openJsonFileStorage, type Replicator, serve, startReplicator } from 'animal-store/node';
 import { bundleBrowserClient } from './bundleBrowserClient.js';
 
 const host = '127.0.0.1';
@@ -136,23 +141,35 @@ await listenOrRefuse(
 );
 const pageOrigin = `http://${host}:${(page.address() as AddressInfo).port}`;
 
+// A kiosk of a hub starts from its own (empty, at first) data file; a lone kiosk from the seed, in memory.
+const hub = process.env.ANIMAL_STORE_SYNC_WITH;
+const storage = hub ? await openJsonFileStorage({ file: process.env.KIOSK_DATA_FILE ?? './data/kiosk.json' }) : createMemoryStorage(seed);
+let replicator: Replicator | undefined;
+if (hub) {
+  const key =
+    process.env.ANIMAL_STORE_SYNC_KEY ?? refuseToStart('ANIMAL_STORE_SYNC_WITH needs ANIMAL_STORE_SYNC_KEY, a key the hub accepts.');
+  replicator = await startReplicator({ storage, hub, key, intervalSeconds: 2 });
+}
+
 // The API allows the page's origin, and only it: a browser on any other site gets no answer it can read.
 const api = await listenOrRefuse('API_PORT', apiPort, () =>
   serve({
-    storage: createMemoryStorage(seed),
+    storage,
     keys: [kioskKey],
     host,
     port: apiPort,
     cors: { origins: [pageOrigin] },
+    ...(replicator ? { sync: { status: replicator.status } } : {}),
   }),
 );
-pageConfig = JSON.stringify({ apiBase: api.url, apiKey: kioskKey, pageSize: 4, refreshSeconds });
+pageConfig = JSON.stringify({ apiBase: api.url, apiKey: kioskKey, pageSize: 4, refreshSeconds, ...(replicator ? { sync: true } : {}) });
 console.log(`kiosk on ${pageOrigin}/ using the API at ${api.url}`);
 
 /** Closes both servers, on Ctrl-C or a process manager's SIGTERM. */
 const stop = async () => {
   page.close();
   page.closeIdleConnections();
+  await replicator?.stop();
   await api.close();
 };
 process.once('SIGINT', stop);

@@ -1,25 +1,25 @@
-/** @module The data file's content and its one way to change: append new animals, durably, never over someone's edit. */
+/** @module The data file's content and its two ways to change (append new animals; sync's update), durably, never over someone's edit. */
 import type { Low } from 'lowdb';
 import { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import type { StorageHealth } from '../../core/PetStorage.js';
 import type { Pet } from '../../core/schemas/Pet.js';
 import type { IdempotencyKeys } from '../IdempotencyKeys.js';
-import { DataFileError } from './DataFileError.js';
+import type { DataFileError } from './DataFileError.js';
 import type { DurableTextFile } from './DurableTextFile.js';
 import { FileChangedError } from './DurableWriteError.js';
 import { problemOf, refusal } from './fileProblems.js';
 import type { PetFileDb } from './openPetFileDb.js';
-import { type AppendedEntry, appendEntries, type NewEntry, type PetFileContent } from './PetFileContent.js';
+import { type ContentChange, changeContent } from './PetFileChange.js';
+import { type Appended, type AppendedEntry, appendEntries, type NewEntry, type PetFileContent } from './PetFileContent.js';
+import type { PetFileHooks } from './PetFileHooks.js';
 import type { PetFileSerializer } from './PetFileSerializer.js';
 import { undoFailedWrite } from './undoFailedWrite.js';
 import { WriteHealth } from './WriteHealth.js';
 import { WritePreparation } from './WritePreparation.js';
-
-/** How many times an append meets an edit saved during its own write before it gives up. */
-const EDIT_RETRIES = 3;
+import { WriteQueue } from './WriteQueue.js';
 
 /**
- * The JSON data file: what is in it, and the one operation that changes it, `append`.
+ * The JSON data file: what is in it, and the operations that change it, `append` and `update`.
  * lowdb's `Low` is the file's face and holds the only reference to the content; nothing
  * outside this class changes it, so the serialiser's cache of written bytes can trust that
  * the list only grows, except where `append` cuts it back after a failed write or an edit
@@ -38,36 +38,43 @@ export class PetFile {
   readonly #serializer: PetFileSerializer;
   readonly #health: WriteHealth;
   readonly #onReload: () => void;
+  readonly #onAppended: (pets: readonly Pet[]) => void;
   /** The lowest next id this process may give: above every id it has seen in the file or given. */
   #idFloor: number;
   /** Why the file cannot be used now (an invalid or missing edit, or another owner), or `undefined`. */
   #problem: DataFileError | undefined;
-  /** Appends and reloads, one at a time. */
-  #queue: Promise<unknown> = Promise.resolve();
+  /** Writes and reloads, one at a time. */
+  readonly #queue: WriteQueue;
   readonly #preparation: WritePreparation;
   /** The file may hold animals whose create failed (see undoFailedWrite), until a write succeeds. */
   #holdsFailedAnimals = false;
   /** Set by `close`: the file is released, and nothing may read (and so lock) it again. */
   #closed = false;
 
-  /**
-   * Owns the data file opened by `openPetFileDb` (see there for what opening checks);
-   * `onReload` is called, synchronously, each time a valid edit read from disk replaced the
-   * content.
-   */
-  constructor({ db, text, serializer }: PetFileDb, onReload: () => void = () => {}) {
+  /** Owns the data file opened by `openPetFileDb` (see there for what opening checks). */
+  constructor({ db, text, serializer }: PetFileDb, { onReload = () => {}, onAppended = () => {} }: PetFileHooks = {}) {
     this.#db = db;
     this.#text = text;
     this.#serializer = serializer;
     this.#onReload = onReload;
+    this.#onAppended = onAppended;
     this.#idFloor = db.data.nextId;
     this.#health = new WriteHealth(() => text.probe());
     this.#preparation = new WritePreparation(serializer, () => db.data);
+    this.#queue = new WriteQueue(text.name, async () => {
+      await this.#reloadIfChanged();
+      if (this.#problem) throw refusal(this.#problem);
+    });
   }
 
-  /** The animals in the file, in ascending id order; callers must not change the array. */
+  /** The animals in the file, in ascending id order (arrival order once it syncs); callers must not change the array. */
   get pets(): readonly Pet[] {
     return this.#db.data.pets;
+  }
+
+  /** What the file keeps about sync (as a hub or a kiosk), or `undefined`; callers must not change it. */
+  get sync(): PetFileContent['sync'] {
+    return this.#db.data.sync;
   }
 
   /** The file's Idempotency-Keys: the queue itself, which the storage finds keys in and sweeps; a reload replaces it. */
@@ -85,20 +92,13 @@ export class PetFile {
     return () => this.#preparation.stop();
   }
 
-  /** Runs `task` after every append and reload before it, alone. */
-  #exclusive<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(task);
-    this.#queue = run.catch(() => {});
-    return run;
-  }
-
   /**
    * Reads the file again if it changed on disk since this process last read or wrote it:
    * someone edited, replaced or removed it. Resolves once the content is the file's (when
    * valid) or the problem is known; never rejects.
    */
   refresh(): Promise<void> {
-    return this.#exclusive(() => this.#reloadIfChanged()).catch(() => {});
+    return this.#queue.run(() => this.#reloadIfChanged()).catch(() => {});
   }
 
   async #reloadIfChanged(): Promise<void> {
@@ -133,24 +133,28 @@ export class PetFile {
    * saved during the write makes it start again on the edited content.
    */
   append(entries: readonly NewEntry[]): Promise<AppendedEntry[]> {
-    return this.#exclusive(async () => {
-      for (let attempt = 1; ; attempt++) {
-        await this.#reloadIfChanged();
-        if (this.#problem) throw refusal(this.#problem);
-        try {
-          return await this.#appendOnce(entries);
-        } catch (error) {
-          if (!(error instanceof FileChangedError)) throw error;
-          if (attempt === EDIT_RETRIES) {
-            throw refusal(new DataFileError(this.#text.name, `The data file ${this.#text.name} kept changing during each write.`));
-          }
-        }
-      }
+    return this.#queue.write(async () => {
+      const appended = appendEntries(this.#db.data, entries);
+      await this.#write(appended, 'The animal could not be saved to disk, so it was not stored.');
+      return appended.entries;
     });
   }
 
-  async #appendOnce(entries: readonly NewEntry[]): Promise<AppendedEntry[]> {
-    const appended = appendEntries(this.#db.data, entries);
+  /**
+   * Changes the content through `change` (see ContentChange) and writes it durably, like
+   * `append`: on failure the content is as it was and the call rejects with
+   * `storage_unavailable`; a change that throws writes nothing. Sync's one way to change the file.
+   */
+  update<T>(change: ContentChange<T>): Promise<T> {
+    return this.#queue.write(async () => {
+      const { result, appended } = changeContent(this.#db.data, change, this.#idFloor);
+      await this.#write(appended, 'The change could not be saved to disk, so it was not made.');
+      return result;
+    });
+  }
+
+  /** Writes the content `appended` changed, taking the change back when the write fails. */
+  async #write(appended: Appended, failure: string): Promise<void> {
     try {
       await this.#db.write();
     } catch (error) {
@@ -161,14 +165,12 @@ export class PetFile {
       }
       if (error instanceof FileChangedError) throw error;
       this.#health.failed(error instanceof Error ? error.message : String(error));
-      throw new AnimalStoreError('storage_unavailable', 'The animal could not be saved to disk, so it was not stored. Try again later.', {
-        cause: error,
-      });
+      throw new AnimalStoreError('storage_unavailable', `${failure} Try again later.`, { cause: error });
     }
     this.#idFloor = Math.max(this.#idFloor, this.#db.data.nextId);
     this.#holdsFailedAnimals = false;
     this.#health.succeeded();
-    return appended.entries;
+    if (appended.entries.length > 0) this.#onAppended(appended.entries.map(({ pet }) => pet));
   }
 
   /**
@@ -184,7 +186,7 @@ export class PetFile {
 
   /** Finishes appends and reloads, puts the file back if a failed write left animals in it, and releases the file. */
   close(): Promise<void> {
-    return this.#exclusive(async () => {
+    return this.#queue.run(async () => {
       if (this.#closed) return;
       this.#closed = true;
       // Never over someone's edit: while the file is not ours to write, it stays as it is.

@@ -3,21 +3,24 @@ import type { IdempotencyKey, StoredIdempotencyKey } from '../../core/PetStorage
 import type { NewPet } from '../../core/schemas/NewPet.js';
 import type { Pet } from '../../core/schemas/Pet.js';
 import { IdempotencyKeys } from '../IdempotencyKeys.js';
+import { type SyncState, takeKioskId } from '../sync/syncState.js';
 import { PET_FILE_FORMAT, type PetFileData } from './PetFileData.js';
 
 /**
  * The data file's content as a running storage holds it (lowdb's `Low.data`): the animals,
  * the next id, and the keys in the queue the storage finds them in and the serialiser reuses
- * the bytes of. What the file learns to hold next (sync state, say) is a field here, read
+ * the bytes of, and the sync part. What the file learns to hold next is a field here, read
  * in `toPetFileContent`, written by the serialiser, checked in `checkPetFile`.
  */
 export interface PetFileContent {
   format: typeof PET_FILE_FORMAT;
   nextId: number;
-  /** In ascending id order; only ever grows at its end, but for `undo` and a reload. */
+  /** In ascending id order (arrival order, distinct ids, once `sync` is there); only ever grows at its end, but for `undo` and a reload. */
   pets: Pet[];
   /** Live keys (and expired ones the sweep has not reached), oldest first. */
   idempotencyKeys: IdempotencyKeys;
+  /** What the catalogue keeps as a hub or a kiosk, once it syncs (see SyncStateInFile). */
+  sync?: SyncState | undefined;
 }
 
 /** A new animal to append, with the Idempotency-Key to keep beside it, if its request had one. */
@@ -42,12 +45,11 @@ export interface Appended {
 }
 
 /** A file's content as read, as a running storage holds it. */
-export const toPetFileContent = ({ nextId, pets, idempotencyKeys }: PetFileData): PetFileContent => ({
-  format: PET_FILE_FORMAT,
-  nextId,
-  pets,
-  idempotencyKeys: new IdempotencyKeys(idempotencyKeys),
-});
+export const toPetFileContent = ({ nextId, pets, idempotencyKeys, sync }: PetFileData): PetFileContent => {
+  const content: PetFileContent = { format: PET_FILE_FORMAT, nextId, pets, idempotencyKeys: new IdempotencyKeys(idempotencyKeys) };
+  if (sync) content.sync = sync;
+  return content;
+};
 
 /** An empty catalogue. */
 export const emptyPetFileContent = (): PetFileContent =>
@@ -59,28 +61,46 @@ export const emptyPetFileContent = (): PetFileContent =>
  */
 const EXPIRED_KEYS_PER_WRITE = 64;
 
-/** Gives the entries the next ids and adds them, with their keys, at the end of the content. */
+/**
+ * Gives the entries ids and adds them, with their keys, at the end of the content: a kiosk's
+ * from the blocks its hub leased to it (none left: a 503, and nothing changed), anyone
+ * else's the next ids.
+ */
 export const appendEntries = (content: PetFileContent, entries: readonly NewEntry[]): Appended => {
+  const kiosk = content.sync?.kiosk;
+  const before = { pets: content.pets.length, keys: content.idempotencyKeys.end, nextId: content.nextId };
+  const kioskNextId = kiosk?.nextId ?? 0;
+  const ids: number[] = [];
+  try {
+    for (let offset = 0; offset < entries.length; offset++) ids.push(kiosk ? takeKioskId(kiosk) : before.nextId + offset);
+  } catch (error) {
+    if (kiosk) kiosk.nextId = kioskNextId;
+    throw error;
+  }
   const keys = content.idempotencyKeys;
   const newest = Math.max(0, ...entries.map(({ key }) => key?.createdAt ?? 0));
   keys.sweep(newest, EXPIRED_KEYS_PER_WRITE);
-  const before = { pets: content.pets.length, keys: keys.end, nextId: content.nextId };
   const appended = entries.map(({ newPet: { name, categoryId, status }, key }, offset): AppendedEntry => {
-    const pet: Pet = { id: before.nextId + offset, name, categoryId, status };
+    const pet: Pet = { id: ids[offset]!, name, categoryId, status };
     return { pet, stored: key === undefined ? undefined : { ...key, petId: pet.id } };
   });
+  let nextId = kiosk ? before.nextId : before.nextId + appended.length;
   for (const { pet, stored } of appended) {
     content.pets.push(pet);
     if (stored) keys.add(stored);
+    if (pet.id >= nextId) nextId = pet.id + 1;
   }
-  content.nextId = before.nextId + appended.length;
+  content.nextId = nextId;
   return {
     entries: appended,
     before,
     undo(keepIds) {
       content.pets.length = before.pets;
       keys.truncate(before.keys);
-      if (!keepIds) content.nextId = before.nextId;
+      // Kept ids stay given: the kiosk's as much as the next ids.
+      if (keepIds) return;
+      content.nextId = before.nextId;
+      if (kiosk) kiosk.nextId = kioskNextId;
     },
   };
 };

@@ -2,6 +2,7 @@
 import * as v from 'valibot';
 import type { StoredIdempotencyKey } from '../../core/PetStorage.js';
 import { Pet, PetId } from '../../core/schemas/Pet.js';
+import type { SyncState } from '../sync/syncState.js';
 
 /**
  * The format version this code writes. It reads format 1 too (the first release's, without
@@ -117,4 +118,6 @@ export interface PetFileData {
   pets: Pet[];
   /** Live and expired keys, oldest first; expired ones are dropped at the next write. */
   idempotencyKeys: StoredIdempotencyKey[];
+  /** What the catalogue keeps as a hub or a kiosk; when present, `pets` are in arrival order (see SyncStateInFile). */
+  sync?: SyncState;
 }

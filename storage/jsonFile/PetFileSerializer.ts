@@ -57,7 +57,7 @@ export class PetFileSerializer {
    * The file's bytes, as a list of buffers for one `writev`. Keys given as a queue (a
    * running storage's) are encoded once and reused; given as an array, all are encoded now.
    */
-  serialize({ format, nextId, pets, idempotencyKeys }: PetFileData | PetFileContent): Buffer[] {
+  serialize({ format, nextId, pets, idempotencyKeys, sync }: PetFileData | PetFileContent): Buffer[] {
     const buffers: Buffer[] = [Buffer.from(`{"format":${format},"nextId":${nextId},"pets":[`)];
     const fullChunks = Math.floor(pets.length / CHUNK_SIZE);
     for (let index = 0; index < fullChunks; index++) buffers.push(this.#chunk(pets, index));
@@ -65,7 +65,9 @@ export class PetFileSerializer {
     buffers.push(Buffer.from(`${pets.length === 0 ? '' : '\n'}],"idempotencyKeys":[`));
     const keys = idempotencyKeys instanceof IdempotencyKeys ? idempotencyKeys : new IdempotencyKeys(idempotencyKeys);
     const keyLines = keys === idempotencyKeys ? this.#keyLines : new KeyLines();
-    buffers.push(...keyLines.lines(keys), Buffer.from(`${keys.size === 0 ? '' : '\n'}]}\n`));
+    // The sync part is small (a few leases and counters) and changes often: written whole, on its own line.
+    const syncPart = sync === undefined ? '' : `,\n"sync":${JSON.stringify(sync)}\n`;
+    buffers.push(...keyLines.lines(keys), Buffer.from(`${keys.size === 0 ? '' : '\n'}]${syncPart}}\n`));
     return buffers;
   }
 

@@ -12,6 +12,7 @@ import {
   type PetFileProblem,
 } from './PetFileData.js';
 import { quickIsPet } from './quickIsPet.js';
+import { arrivalIdProblem, readSyncState } from './SyncStateInFile.js';
 
 /** The file without its animals: checked first, so a wrong top level is named as such. */
 const PetFileHeader = v.strictObject(
@@ -19,6 +20,7 @@ const PetFileHeader = v.strictObject(
     ...PET_FILE_HEADER,
     pets: v.array(v.unknown(), 'must be an array of animals'),
     idempotencyKeys: v.optional(v.array(v.unknown(), 'must be an array of Idempotency-Keys')),
+    sync: v.optional(v.unknown()),
   },
   'must be a JSON object with "format", "nextId" and "pets"',
 );
@@ -90,16 +92,24 @@ export const checkPetFile = (value: unknown): { data: PetFileData } | { problem:
   const { format, nextId, pets, idempotencyKeys } = header.output;
   const keyProblem = keysProblem(format, idempotencyKeys);
   if (keyProblem) return { problem: keyProblem };
+  // A file that syncs keeps its animals in arrival order: distinct ids, not ascending ones.
+  const sync = header.output.sync === undefined ? undefined : readSyncState(header.output.sync);
+  if (sync && 'problem' in sync) return { problem: sync.problem };
+  const seen = sync ? new Set<number>() : undefined;
+  let highest = 0;
   for (let position = 0; position < pets.length; position++) {
     const pet = pets[position];
     const valid = quickIsPet(pet) || (v.is(Pet, pet) && Object.keys(pet).length === PET_FIELD_COUNT);
     if (!valid) return { problem: petProblem(pet, position) };
-    const problem = idProblemAt(pets as Pet[], position);
+    const problem = seen ? arrivalIdProblem(pets as Pet[], position, seen) : idProblemAt(pets as Pet[], position);
     if (problem) return { problem };
+    highest = Math.max(highest, (pet as Pet).id);
   }
   const checked = pets as PetFileData['pets'];
-  const problem = nextIdProblem(checked, nextId);
+  const problem = nextIdProblem([{ id: highest }], nextId);
   if (problem) return { problem };
   const keys = ((idempotencyKeys ?? []) as IdempotencyKeyInFile[]).map(keyFromFile);
-  return { data: { format: PET_FILE_FORMAT, nextId, pets: checked, idempotencyKeys: keys } };
+  const data: PetFileData = { format: PET_FILE_FORMAT, nextId, pets: checked, idempotencyKeys: keys };
+  if (sync) data.sync = sync.sync;
+  return { data };
 };

@@ -2,10 +2,12 @@
 import path from 'node:path';
 import { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import type { IdempotentCreate, PetStorage } from '../../core/PetStorage.js';
+import type { SyncStorage } from '../../core/sync/SyncStorage.js';
 import { type CommitObserver, GroupCommit } from '../GroupCommit.js';
 import type { IdempotencyKeys } from '../IdempotencyKeys.js';
 import { KeySweep, type KeySweepOptions } from '../KeySweep.js';
 import { PetIndex } from '../PetIndex.js';
+import { createJsonFileSync } from './createJsonFileSync.js';
 import { DataFileError } from './DataFileError.js';
 import { type FileSystem, nodeFileSystem } from './FileSystem.js';
 import { findDanglingLink } from './findDanglingLink.js';
@@ -30,6 +32,8 @@ export interface JsonFileStorageOptions {
 export interface JsonFileStorage extends PetStorage {
   /** The data file's absolute path. */
   readonly file: string;
+  /** Sync as a hub or a kiosk, kept in the data file. */
+  sync: SyncStorage;
 }
 
 /**
@@ -106,7 +110,13 @@ export const openJsonFileStorageOn = async (
     keys = petFile.idempotencyKeys;
     if (keys.size > 0) sweep.start();
   };
-  const petFile = new PetFile(await openPetFileDb(realFile, file, fs), () => rebuild());
+  const petFile = new PetFile(await openPetFileDb(realFile, file, fs), {
+    onReload: () => rebuild(),
+    // Fed in file order inside each write, so the index's arrival order is the file's.
+    onAppended: (pets) => {
+      for (const pet of pets) index.add(pet);
+    },
+  });
   rebuild();
   const stopPreparing = petFile.prepareWrites();
   const stopWatching = watchDataFile(realFile, () => void petFile.refresh());
@@ -137,7 +147,6 @@ export const openJsonFileStorageOn = async (
       return { fresh: fresh.length - 1 };
     });
     const appended = fresh.length === 0 ? [] : await petFile.append(fresh);
-    for (const { pet } of appended) index.add(pet);
     const results: IdempotentCreate[] = [];
     for (const step of plan) {
       if ('replay' in step) results.push(step.replay);
@@ -175,6 +184,7 @@ export const openJsonFileStorageOn = async (
     checkHealth() {
       return petFile.checkHealth();
     },
+    sync: createJsonFileSync(petFile, () => index, file),
     close() {
       stopPreparing();
       stopWatching();

@@ -118,6 +118,7 @@ export const connectPostgres = async (options: PostgresOptions): Promise<Postgre
 
   let pool: PostgresPool;
   let owned = false;
+  let openChanges: (() => Promise<PostgresPool>) | undefined;
   let where: string;
   if ('connectionString' in options) {
     where = describeConnectionString(options.connectionString);
@@ -128,6 +129,10 @@ export const connectPostgres = async (options: PostgresOptions): Promise<Postgre
       queryTimeout,
     });
     owned = true;
+    // Schema changes run on a connection of their own with no time limit (see migrate).
+    const { connectionString } = options;
+    const connectionTimeout = options.connectionTimeout ?? DEFAULT_TIMEOUTS.connectionTimeout;
+    openChanges = () => createPool(connectionString, { poolSize: 1, connectionTimeout, statementTimeout: 0, queryTimeout: 0 });
   } else if ('pool' in options) {
     where = 'the given pool';
     pool = options.pool;
@@ -137,7 +142,7 @@ export const connectPostgres = async (options: PostgresOptions): Promise<Postgre
   }
 
   try {
-    await migrate(pool, schema);
+    await migrate(pool, schema, openChanges);
   } catch (error) {
     if (owned) await pool.end().catch(() => {});
     if (error instanceof PostgresStorageError) throw error;

@@ -9,9 +9,9 @@ export interface OwnedPoolSettings {
   poolSize: number;
   /** Milliseconds to open a connection, or to wait for a free one, before giving up. */
   connectionTimeout: number;
-  /** Milliseconds the server may spend on one statement before cancelling it (`statement_timeout`). */
+  /** Milliseconds the server may spend on one statement before cancelling it (`statement_timeout`); 0 for the server's default. */
   statementTimeout: number;
-  /** Milliseconds to wait for the answer to a query before dropping the connection (`query_timeout`). */
+  /** Milliseconds to wait for the answer to a query before dropping the connection (`query_timeout`); 0 for no limit. */
   queryTimeout: number;
 }
 

@@ -9,7 +9,7 @@ import { quoteSchema } from './schemaName.js';
  * The advisory lock class of animal-store ("anst"); the second key is the schema's hash, so
  * instances on different schemas never wait for each other.
  */
-const LOCK_CLASS = 0x616e7374;
+export const LOCK_CLASS = 0x616e7374;
 
 /** The version recorded in the schema, 0 when there is no schema or no migrations table yet. */
 const appliedVersion = async (db: PostgresQueryable, schema: string): Promise<number> => {
@@ -30,14 +30,27 @@ const tooNew = (schema: string, version: number) =>
  * one transaction under an advisory lock, and whoever gets it second finds nothing left to
  * do. When the schema is current already, it only reads (two cheap queries, no lock), so
  * instances can run as a role that may not change the schema. Never drops or rewrites data.
+ * `openChanges`, when given, opens the pool the changes run on (and are waited for on) and
+ * which is ended after: one without time limits, since a version may rewrite a large table
+ * once, and an instance starting meanwhile must wait for it rather than fail.
  */
-export const migrate = async (pool: PostgresPool, schema: string): Promise<number> => {
+export const migrate = async (pool: PostgresPool, schema: string, openChanges?: () => Promise<PostgresPool>): Promise<number> => {
   const quoted = quoteSchema(schema);
   const found = await appliedVersion(pool, schema);
   if (found === SCHEMA_VERSION) return found;
   if (found > SCHEMA_VERSION) throw tooNew(schema, found);
 
-  return inTransaction(pool, 'BEGIN', async (client) => {
+  const changes = openChanges === undefined ? pool : await openChanges();
+  try {
+    return await change(changes, schema, quoted, found);
+  } finally {
+    if (changes !== pool) await changes.end().catch(() => {});
+  }
+};
+
+/** Applies the missing versions in one transaction, under the advisory lock. */
+const change = (pool: PostgresPool, schema: string, quoted: string, found: number) =>
+  inTransaction(pool, 'BEGIN', async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, schema]);
     const { rows } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
     // Only when missing: CREATE SCHEMA IF NOT EXISTS needs the right to create schemas even when it exists.
@@ -60,4 +73,3 @@ export const migrate = async (pool: PostgresPool, schema: string): Promise<numbe
     }
     return found;
   });
-};

@@ -19,7 +19,9 @@ const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::bigint A
  * those of one moment while servers go on creating. Writing is one transaction that first
  * takes the `pet_ids` lock, so creates on running servers wait for it (and fail with 503 if
  * it outlasts their statement timeout); animals go in by 10,000 per statement, so a million
- * take seconds. Give timeouts to match: `statementTimeout` bounds each statement.
+ * take seconds. Give timeouts to match: `statementTimeout` bounds each statement. Sync
+ * state is not content: written animals arrive in id order, and a replaced schema loses its
+ * leases and kiosk state with its animals.
  */
 export const openPostgresContent = async (options: PostgresOptions): Promise<PetContentStore> => {
   const db = await connectPostgres(options);
@@ -69,12 +71,15 @@ export const openPostgresContent = async (options: PostgresOptions): Promise<Pet
         const { rows: counter } = await client.query(`SELECT next_id FROM ${s}.pet_ids FOR UPDATE`);
         const heldNextId = Number(counter[0]!.next_id);
         const { rows: held } = await client.query(
-          `SELECT (SELECT count(*) FROM ${s}.pets) AS pets, EXISTS (SELECT FROM ${s}.idempotency_keys) AS keys`,
+          `SELECT (SELECT count(*) FROM ${s}.pets) AS pets, EXISTS (SELECT FROM ${s}.idempotency_keys) AS keys,
+             EXISTS (SELECT FROM ${s}.sync_kiosk) AS kiosk`,
         );
         const heldPets = Number(held[0]!.pets);
-        if (!replace && (heldPets > 0 || heldNextId > 1 || held[0]!.keys === true)) {
+        if (!replace && (heldPets > 0 || heldNextId > 1 || held[0]!.keys === true || held[0]!.kiosk === true)) {
           throw new TargetNotEmptyError(location, { pets: heldPets, nextId: heldNextId });
         }
+        // The sync state (leases given, a kiosk's progress) belongs to the catalogue replaced.
+        await client.query(`DELETE FROM ${s}.sync_leases; DELETE FROM ${s}.sync_kiosk_blocks; DELETE FROM ${s}.sync_kiosk`);
         // TRUNCATE swaps the tables' files, tens of milliseconds whatever their size; DELETE costs per row.
         if (heldPets > CHUNK) await client.query(`TRUNCATE ${s}.idempotency_keys, ${s}.pets`);
         else await client.query(`DELETE FROM ${s}.idempotency_keys; DELETE FROM ${s}.pets`);
@@ -87,8 +92,9 @@ export const openPostgresContent = async (options: PostgresOptions): Promise<Pet
             lastId = pet.id;
           }
           await client.query(
-            `INSERT INTO ${s}.pets (id, name, category_id, status)
-             SELECT id, name, "categoryId", status FROM json_to_recordset($1::json) AS t(id bigint, name text, "categoryId" bigint, status text)`,
+            // Copied animals arrive in id order, as in a catalogue that never synced.
+            `INSERT INTO ${s}.pets (id, name, category_id, status, arrival)
+             SELECT id, name, "categoryId", status, id FROM json_to_recordset($1::json) AS t(id bigint, name text, "categoryId" bigint, status text)`,
             [JSON.stringify(chunk)],
           );
         }

@@ -2,10 +2,12 @@
 import { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import type { IdempotencyKey, IdempotentCreate, PetStorage, StorageHealth } from '../../core/PetStorage.js';
 import type { NewPet } from '../../core/schemas/NewPet.js';
+import type { SyncStorage } from '../../core/sync/SyncStorage.js';
 import { type CommitObserver, GroupCommit } from '../GroupCommit.js';
 import { KeySweep, type KeySweepOptions } from '../KeySweep.js';
 import { reasonOf } from '../reasonOf.js';
-import { connectPostgres, type PostgresOptions } from './connectPostgres.js';
+import { connectPostgres, describeConnectionString, type PostgresOptions } from './connectPostgres.js';
+import { createPostgresSync } from './createPostgresSync.js';
 import { petStatements } from './petStatements.js';
 import { toPet } from './toPet.js';
 import { toStorageError } from './toStorageError.js';
@@ -27,6 +29,8 @@ export interface PostgresStorage extends PetStorage {
   readonly schema: string;
   /** Whether the database answers and takes writes (not a standby, not read-only). */
   checkHealth(): Promise<StorageHealth>;
+  /** A hub or a kiosk on this schema, shared by every instance on it (see createPostgresSync.ts). */
+  sync: SyncStorage;
 }
 
 /** A create waiting for its batch: the animal and, for a keyed create, its Idempotency-Key. */
@@ -60,8 +64,9 @@ const HEALTH_TIMEOUT = 2_000;
  * - Creates arriving together share one statement (`create_pets`) and so one transaction
  *   and one commit (group commit); each resolves only after that commit, with PostgreSQL's
  *   durability (`fsync` and `synchronous_commit` on, the server's defaults).
- * - Ids become visible in ascending order across every instance on the schema: each create
- *   holds the lock on the `pet_ids` row until it commits.
+ * - Animals become visible in arrival order (the order lists follow) across every instance
+ *   on the schema: each create, and each sync write, holds the lock on the `pet_ids` row
+ *   until it commits. Without sync, arrival order is ascending id order.
  * - An Idempotency-Key is checked and stored in the same transaction as its animal, unique
  *   per scope and key, so two instances given the same key at once create one animal.
  * - Any failure of the database (down, unreachable, read-only, too slow) rejects with
@@ -142,8 +147,10 @@ export const openPostgresStorage = async (options: PostgresStorageOptions): Prom
     }
   };
 
+  const where = 'connectionString' in options ? describeConnectionString(options.connectionString) : `The PostgreSQL schema ${db.schema}`;
   return {
     schema: db.schema,
+    sync: createPostgresSync(db, where),
     async create(newPet) {
       return (await submit({ newPet })).pet;
     },

@@ -1,0 +1,163 @@
+/** @module The kiosk's background replicator: leases ids ahead of need, pushes local creates, pulls the hub's feed. */
+import type { PetStorage } from '../../core/PetStorage.js';
+import type { Pet } from '../../core/schemas/Pet.js';
+import type { SyncStatus } from '../../core/schemas/SyncSchemas.js';
+import { createSyncClient, type SyncClient } from '../../core/sync/createSyncClient.js';
+import type { SyncStorage } from '../../core/sync/SyncStorage.js';
+import { idsLeft } from '../../storage/sync/syncState.js';
+
+/** How a kiosk syncs. */
+export interface ReplicatorOptions {
+  /** The kiosk's own storage; it must be able to sync (memory or a JSON data file). */
+  storage: PetStorage;
+  /** The hub's base URL, such as `https://hub.example/v1`. */
+  hub: string;
+  /** A key the hub accepts. */
+  key: string;
+  /** Seconds between rounds of sync; 5 by default. */
+  intervalSeconds?: number;
+  /** Where the replicator reports: reachability changes and failures. */
+  log?: { info?(message: string, fields?: Record<string, unknown>): void; warn?(message: string, fields?: Record<string, unknown>): void };
+  /** The client of the hub; made from `hub` and `key` by default (tests pass their own). */
+  client?: SyncClient;
+  /** The wall clock; `Date.now` by default. */
+  now?: () => number;
+}
+
+/** A running replicator. */
+export interface Replicator {
+  /** The kiosk's sync state, as `GET {base}/sync/status` shows it. */
+  status(): Promise<SyncStatus>;
+  /** Runs a round now (or waits for the one running), and resolves when it ends, whether or not the hub was reached. */
+  syncNow(): Promise<void>;
+  /** Stops the rounds; resolves once the round in flight (if any) ended. */
+  stop(): Promise<void>;
+}
+
+/** Below this many leased ids left, a kiosk asks for another block: half a block, well before it runs out. */
+export const LEASE_LOW_WATER = 500;
+/** The most animals one push carries, and the bytes of their JSON: under the hub's 64 KiB body limit. */
+const PUSH_BATCH = 500;
+const PUSH_BYTES = 60_000;
+/** The animals one pull asks for. */
+const PULL_BATCH = 1000;
+
+/**
+ * Starts syncing `storage` with its hub: joins the hub durably (throws a SyncJoinError when
+ * the storage holds animals made without sync, or joined another hub), then runs a round at
+ * once and one every `intervalSeconds` after the last ended. A round leases ids while fewer
+ * than `LEASE_LOW_WATER` are left, pushes every local create not pushed yet (in arrival
+ * order, from the durable `pushedThrough`), and pulls from the durable checkpoint until it
+ * has caught up. Each step is idempotent and resumes from what the storage holds, so a kill
+ * at any point loses nothing and repeats only harmless work. Local requests never wait on
+ * a round.
+ */
+export const startReplicator = async (options: ReplicatorOptions): Promise<Replicator> => {
+  const { storage, hub, key, intervalSeconds = 5, log = {}, now = Date.now } = options;
+  const sync: SyncStorage | undefined = storage.sync;
+  if (!sync) throw new TypeError('This storage cannot sync: a kiosk keeps its animals in memory or in a JSON data file.');
+  await sync.join(hub);
+  const client = options.client ?? createSyncClient({ hub, key });
+
+  let reachable = false;
+  let problem: string | null = 'not tried yet';
+  let lastPush: number | undefined;
+  let lastPull: number | undefined;
+  let round: Promise<void> | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+
+  const leaseAhead = async () => {
+    for (let leases = 0; leases < 2; leases++) {
+      const kiosk = await sync.kiosk();
+      if (kiosk === undefined || idsLeft(kiosk) >= LEASE_LOW_WATER) return;
+      await sync.addBlock(await client.lease());
+    }
+  };
+
+  const pushAll = async (): Promise<number> => {
+    let pushed = 0;
+    for (;;) {
+      const { pets, through } = await sync.unpushed(PUSH_BATCH);
+      const batch: Pet[] = [];
+      let bytes = 0;
+      for (const pet of pets) {
+        bytes += JSON.stringify(pet).length * 3 + 1;
+        if (batch.length > 0 && bytes > PUSH_BYTES) break;
+        batch.push(pet);
+      }
+      const cut = batch.length < pets.length;
+      const pushedThrough = (await sync.kiosk())?.pushedThrough ?? 0;
+      if (batch.length > 0) pushed += (await client.push(batch)).stored;
+      const reached = cut ? batch.at(-1)!.id : through;
+      if (reached !== pushedThrough) await sync.markPushed(reached);
+      if (!cut && pets.length < PUSH_BATCH) return pushed;
+    }
+  };
+
+  const pullAll = async (): Promise<number> => {
+    let pulled = 0;
+    for (;;) {
+      const checkpoint = (await sync.kiosk())?.checkpoint ?? 0;
+      const answer = await client.pull(checkpoint, PULL_BATCH);
+      if (answer.pets.length > 0 || answer.checkpoint !== checkpoint) pulled += await sync.insertPulled(answer.pets, answer.checkpoint);
+      if (answer.pets.length < PULL_BATCH) return pulled;
+    }
+  };
+
+  const runRound = async () => {
+    try {
+      await leaseAhead();
+      const pushed = await pushAll();
+      lastPush = now();
+      const pulled = await pullAll();
+      lastPull = now();
+      if (!reachable) log.info?.(`sync: reached the hub ${hub}`, { hub });
+      if (pushed > 0 || pulled > 0) log.info?.(`sync: pushed ${pushed} and pulled ${pulled} animals`, { hub, pushed, pulled });
+      reachable = true;
+      problem = null;
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      if (reachable || problem !== reason) log.warn?.(`sync: ${reason}; local creates are kept and go up once the hub is reached`, { hub });
+      reachable = false;
+      problem = reason;
+    }
+  };
+
+  const syncNow = (): Promise<void> => {
+    round ??= runRound().finally(() => {
+      round = undefined;
+    });
+    return round;
+  };
+
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      void syncNow().then(schedule);
+    }, intervalSeconds * 1000);
+  };
+  void syncNow().then(schedule);
+
+  const iso = (time: number | undefined) => (time === undefined ? null : new Date(time).toISOString());
+  return {
+    async status() {
+      const kiosk = await sync.kiosk();
+      return {
+        hub,
+        reachable,
+        waiting: await sync.waiting(),
+        idsLeft: kiosk === undefined ? 0 : idsLeft(kiosk),
+        lastPush: iso(lastPush),
+        lastPull: iso(lastPull),
+        problem,
+      };
+    },
+    syncNow,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await round;
+    },
+  };
+};

@@ -1,0 +1,104 @@
+/** @module The sync endpoints' part of the OpenAPI document. */
+import { PULL_LIMIT_DEFAULT, PULL_LIMIT_MAX, PUSH_MAX } from '../schemas/SyncSchemas.js';
+
+/** What the document's builder shares with this part: how it writes references and answers. */
+export interface SyncPathsParts {
+  ref(name: string): object;
+  retryAfter: object;
+  /** The headers of every successful authenticated answer. */
+  answerHeaders: Record<string, unknown>;
+  errorResponse(description: string, headers?: Record<string, unknown>): object;
+  commonErrors: Record<string, object>;
+}
+
+/** The paths of the sync endpoints, relative to the base path. */
+export const syncPaths = ({ ref, retryAfter, answerHeaders, errorResponse, commonErrors }: SyncPathsParts): Record<string, unknown> => {
+  const json = (name: string) => ({ 'application/json': { schema: ref(name) } });
+  const unavailable = errorResponse('The storage could not make the change durable; nothing changed.', { 'Retry-After': retryAfter });
+  const notHub = errorResponse('not_found: this server’s storage cannot sync, so it is no hub.');
+  return {
+    '/sync/leases': {
+      post: {
+        operationId: 'leaseIds',
+        summary: 'Lease a block of ids to this key (sync)',
+        description:
+          'Gives the calling key the next 1,000 ids, durably, for a kiosk to give its own animals offline. The body is empty or {}. A lost answer only wastes the block.',
+        tags: ['sync'],
+        responses: {
+          '201': { description: 'The block, first to last id included.', headers: answerHeaders, content: json('SyncLease') },
+          '400': errorResponse('The body is not empty or {}.'),
+          '404': notHub,
+          ...commonErrors,
+          '503': unavailable,
+        },
+      },
+    },
+    '/sync/push': {
+      post: {
+        operationId: 'pushPets',
+        summary: 'Store animals a kiosk made (sync)',
+        description: `Stores up to ${PUSH_MAX} animals made at a kiosk, each with the id it was created with, in one durable write; ones stored already with the same fields are skipped, so a push may be repeated. The whole push is refused, nothing stored, when one id is not in a block leased to this key (403) or is stored with other fields (409).`,
+        tags: ['sync'],
+        requestBody: { required: true, content: json('SyncPush') },
+        responses: {
+          '200': {
+            description: 'Durable: how many were new, how many present already.',
+            headers: answerHeaders,
+            content: json('SyncPushResult'),
+          },
+          '400': errorResponse('The body is not a valid push (malformed animals or ids, unknown fields, too many animals).'),
+          '403': errorResponse('forbidden: an id was not leased to this key; nothing was stored.'),
+          '404': notHub,
+          '409': errorResponse('sync_conflict: an animal is stored with other fields; nothing was stored.'),
+          ...commonErrors,
+          '503': unavailable,
+        },
+      },
+    },
+    '/sync/pull': {
+      get: {
+        operationId: 'pullPets',
+        summary: 'The animals after a checkpoint, in arrival order (sync)',
+        description:
+          'A feed of the catalogue in arrival order, as CouchDB’s _changes?since: send the checkpoint the last pull answered (0 or none at first). A caught-up pull answers no animals and the same checkpoint. Checkpoints stay valid across hub restarts.',
+        tags: ['sync'],
+        parameters: [
+          {
+            name: 'checkpoint',
+            in: 'query',
+            required: false,
+            description: 'Where to continue: the checkpoint of the last answer; 0 for the start.',
+            schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+          },
+          {
+            name: 'limit',
+            in: 'query',
+            required: false,
+            description: `The most animals to return: 1 to ${PULL_LIMIT_MAX}, default ${PULL_LIMIT_DEFAULT}.`,
+            schema: { type: 'integer', minimum: 1, maximum: PULL_LIMIT_MAX },
+          },
+        ],
+        responses: {
+          '200': { description: 'Animals and the checkpoint to send next.', headers: answerHeaders, content: json('SyncPull') },
+          '400': errorResponse('A query parameter is not valid.'),
+          '404': notHub,
+          ...commonErrors,
+        },
+      },
+    },
+    '/sync/status': {
+      get: {
+        operationId: 'getSyncStatus',
+        summary: 'This kiosk’s sync state',
+        description:
+          'Whether the hub was reachable at the last try, how many local creates wait to go up, and the last successful push and pull.',
+        tags: ['sync'],
+        responses: {
+          '200': { description: 'The state.', headers: answerHeaders, content: json('SyncStatus') },
+          '404': errorResponse('not_found: this server syncs with no hub.'),
+          ...commonErrors,
+        },
+      },
+    },
+  };
+};

@@ -1,0 +1,77 @@
+/** @module The bodies and queries of the sync endpoints, and the OpenAPI document's source for them. */
+import * as v from 'valibot';
+import { Pet, PetId } from './Pet.js';
+
+/** The most animals one push may carry. */
+export const PUSH_MAX = 1000;
+/** The most animals one pull may ask for, and how many it gets when it does not say. */
+export const PULL_LIMIT_MAX = 5000;
+export const PULL_LIMIT_DEFAULT = 1000;
+
+const LIMIT_MESSAGE = `must be a whole number from 1 to ${PULL_LIMIT_MAX} written in decimal digits`;
+
+/** POST {base}/sync/leases: no fields (an empty object, or no body at all). */
+export const SyncLeaseRequest = v.strictObject({});
+
+/** POST {base}/sync/push: animals made at a kiosk, with the ids the hub leased to it. */
+export const SyncPush = v.strictObject({
+  pets: v.pipe(
+    v.array(Pet, 'must be an array of animals'),
+    v.minLength(1, 'must hold at least one animal'),
+    v.maxLength(PUSH_MAX, `must hold at most ${PUSH_MAX} animals; push in batches`),
+  ),
+});
+
+/** A push as validated. */
+export type SyncPush = v.InferOutput<typeof SyncPush>;
+
+/** GET {base}/sync/pull's query, after digit-only values became numbers. */
+export const SyncPullQuery = v.strictObject({
+  checkpoint: v.optional(v.union([v.literal(0), PetId], 'must be a checkpoint a pull answered with (0 for the start)'), 0),
+  limit: v.optional(
+    v.pipe(v.number(LIMIT_MESSAGE), v.integer(LIMIT_MESSAGE), v.minValue(1, LIMIT_MESSAGE), v.maxValue(PULL_LIMIT_MAX, LIMIT_MESSAGE)),
+    PULL_LIMIT_DEFAULT,
+  ),
+});
+
+/** A block of ids leased to the calling key: first to last, both included. */
+export const SyncLease = v.strictObject({ first: PetId, last: PetId });
+
+/** What a push did: animals new at the hub, and ones it held already (a repeated push). */
+export const SyncPushResult = v.strictObject({
+  stored: v.pipe(v.number(), v.integer()),
+  present: v.pipe(v.number(), v.integer()),
+});
+
+/**
+ * A pull's answer: animals in the hub's arrival order, and the checkpoint to send next. A
+ * caught-up pull answers no animals and the checkpoint it was given.
+ */
+export const SyncPull = v.strictObject({
+  pets: v.array(Pet),
+  checkpoint: v.pipe(v.number(), v.integer(), v.minValue(0)),
+});
+
+/** A pull's answer. */
+export type SyncPull = v.InferOutput<typeof SyncPull>;
+
+/** A kiosk's sync state, as GET {base}/sync/status shows it. */
+export const SyncStatus = v.strictObject({
+  /** The hub this kiosk syncs with. */
+  hub: v.string(),
+  /** Whether the last exchange with the hub succeeded. */
+  reachable: v.boolean(),
+  /** Animals made here that the hub does not have yet. */
+  waiting: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  /** Leased ids left for local creates. */
+  idsLeft: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  /** When the last push (or a check that nothing was waiting) succeeded, ISO 8601; null before the first. */
+  lastPush: v.nullable(v.string()),
+  /** When the last pull succeeded, ISO 8601; null before the first. */
+  lastPull: v.nullable(v.string()),
+  /** Why the last exchange failed, for an operator; null while reachable. */
+  problem: v.nullable(v.string()),
+});
+
+/** A kiosk's sync state. */
+export type SyncStatus = v.InferOutput<typeof SyncStatus>;

@@ -1,0 +1,98 @@
+/** @module The storage port's sync capability: what a hub and a kiosk need their storage to keep durably. */
+import type { Pet } from '../schemas/Pet.js';
+
+/** A block of ids leased by a hub to one sync key: `first` to `last`, both included. */
+export interface IdBlock {
+  first: number;
+  last: number;
+}
+
+/**
+ * What a kiosk keeps about its hub, in the same durable place as its animals, so that every
+ * step of sync resumes after a crash at any point.
+ */
+export interface KioskState {
+  /** The hub this catalogue joined (its URL as given), so a file never silently joins another. */
+  hub: string;
+  /** Every block of ids the hub leased to this kiosk, in the order leased. */
+  blocks: IdBlock[];
+  /** The next id a local create gets, inside one of `blocks`; 0 while no leased id is left. */
+  nextId: number;
+  /**
+   * The id of the last animal, in this catalogue's arrival order, that push has dealt with
+   * (sent and acknowledged by the hub, or skipped as not made here); 0 before any.
+   */
+  pushedThrough: number;
+  /** The hub's pull checkpoint to continue from, as the hub gave it; 0 before the first pull. */
+  checkpoint: number;
+}
+
+/** What `store` did with a batch from a kiosk. */
+export interface StoreResult {
+  /** How many animals were new here and are now stored durably. */
+  stored: number;
+  /** How many were stored already with the same fields (a push repeated after a lost answer). */
+  present: number;
+}
+
+/**
+ * The optional sync capability of a storage (`PetStorage.sync`). The hub side (`lease`,
+ * `store`) lets any server be a hub; the kiosk side keeps a kiosk's ids and progress. The
+ * hub's pull feed is `PetStorage.list` in arrival order with `after` the checkpoint, so it
+ * needs nothing here.
+ *
+ * Rules every implementation keeps:
+ * - Each method resolves only once its change is durable, and a failed one changes nothing
+ *   (it rejects with an `AnimalStoreError`, `storage_unavailable` for a storage failure).
+ * - Ids are never given twice: a leased block lies above every id the storage has given or
+ *   leased before, and local creates (hub or kiosk) never take a leased id of someone else.
+ * - Animals stored by `store` or `insertPulled` keep their ids and arrive at the end of the
+ *   arrival order, so pagers and pull checkpoints never miss them.
+ */
+export interface SyncStorage {
+  /**
+   * Hub: leases the next `size` ids to the sync key fingerprinted `scope`, durably (the
+   * lease and the moved id counter in one write). A lost answer only wastes the block.
+   */
+  lease(scope: string, size: number): Promise<IdBlock>;
+  /**
+   * Hub: stores animals pushed by `scope`, each keeping its id, in the order given, in one
+   * durable write. An animal stored already with the same fields is skipped (a repeated
+   * push). The whole batch is refused, nothing stored, with an `AnimalStoreError` when any
+   * id lies in no block leased to `scope` (`forbidden`, 403) or is stored already with other
+   * fields (`sync_conflict`, 409).
+   */
+  store(scope: string, pets: readonly Pet[]): Promise<StoreResult>;
+
+  /** Kiosk: its state, or `undefined` while this catalogue has not joined a hub. */
+  kiosk(): Promise<KioskState | undefined>;
+  /**
+   * Kiosk: makes this catalogue a kiosk of `hub`, durably; from then on local creates take
+   * their ids from leased blocks, and fail with `storage_unavailable` (503) while none is
+   * left. Joining the hub it joined before only answers its state. Throws a `SyncJoinError`
+   * when it holds animals made without sync, or joined another hub.
+   */
+  join(hub: string): Promise<KioskState>;
+  /** Kiosk: keeps a block the hub leased to it; resolves once durable. */
+  addBlock(block: IdBlock): Promise<void>;
+  /**
+   * Kiosk: up to `limit` animals made here (ids in its blocks) after `pushedThrough`, in
+   * arrival order, and `through`: the id of the last animal the scan passed (to hand to
+   * `markPushed` once the hub stored them; equal to `pushedThrough` when nothing follows).
+   */
+  unpushed(limit: number): Promise<{ pets: Pet[]; through: number }>;
+  /** Kiosk: how many animals made here wait to be pushed. */
+  waiting(): Promise<number>;
+  /** Kiosk: records, durably, that push dealt with everything through the animal `through`. */
+  markPushed(through: number): Promise<void>;
+  /**
+   * Kiosk: inserts the pulled animals it does not hold yet (by id: its own come back and are
+   * skipped) and keeps `checkpoint`, in one durable write. Resolves with how many were new.
+   */
+  insertPulled(pets: readonly Pet[], checkpoint: number): Promise<number>;
+}
+
+/** A catalogue cannot join a hub as it is: it holds animals made without sync, or belongs to another hub. */
+export class SyncJoinError extends Error {
+  override readonly name = 'SyncJoinError';
+}

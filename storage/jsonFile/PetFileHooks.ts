@@ -1,0 +1,13 @@
+/** @module What a data file tells the storage that owns it. */
+import type { Pet } from '../../core/schemas/Pet.js';
+
+/** What a PetFile tells its owner, synchronously. */
+export interface PetFileHooks {
+  /** A valid edit read from disk replaced the content. */
+  onReload?: () => void;
+  /**
+   * A write that added animals became durable: them, in file order, before any other write
+   * starts. An index fed from here holds the file's order and never a failed write's animal.
+   */
+  onAppended?: (pets: readonly Pet[]) => void;
+}

@@ -1,0 +1,50 @@
+/** @module The data file's `sync` part: a hub's leases and a kiosk's progress, kept in the same durable write as the animals. */
+import * as v from 'valibot';
+import { PetId } from '../../core/schemas/Pet.js';
+import type { SyncState } from '../sync/syncState.js';
+import type { PetFileProblem } from './PetFileData.js';
+
+const IdOrNone = v.union([v.literal(0), PetId], 'must be an id, or 0 for none');
+const Block = { first: PetId, last: PetId };
+
+/**
+ * The `sync` field of a format-2 data file, present once the catalogue leased ids to a kiosk
+ * (a hub) or joined a hub (a kiosk). Its presence also means the animals are in arrival
+ * order: ids are distinct but need not ascend.
+ */
+export const SyncStateInFile = v.strictObject({
+  leases: v.array(
+    v.strictObject({ scope: v.pipe(v.string(), v.regex(/^[0-9a-f]{1,64}$/, 'must be the hex fingerprint of an API key')), ...Block }),
+    'must be an array of leases',
+  ),
+  kiosk: v.optional(
+    v.strictObject({
+      hub: v.pipe(v.string(), v.minLength(1, 'must name the hub')),
+      blocks: v.array(v.strictObject(Block), 'must be an array of blocks of ids'),
+      nextId: IdOrNone,
+      pushedThrough: IdOrNone,
+      checkpoint: IdOrNone,
+    }),
+  ),
+});
+
+/** The sync part as read from a file, or its first problem. */
+export const readSyncState = (value: unknown): { sync: SyncState } | { problem: PetFileProblem } => {
+  const result = v.safeParse(SyncStateInFile, value, { abortEarly: true });
+  if (result.success) return { sync: result.output };
+  const issue = result.issues[0];
+  const path = ['sync', ...(issue.path ?? []).map((item) => String(item.key))].join('.');
+  return { problem: { path, message: issue.expected === 'never' ? 'is not a known field' : issue.message } };
+};
+
+/** What is wrong with the id at `position` of a file in arrival order (`seen` holds the ids before it), or `undefined`. */
+export const arrivalIdProblem = (
+  pets: readonly { readonly id: number }[],
+  position: number,
+  seen: Set<number>,
+): PetFileProblem | undefined => {
+  const id = pets[position]!.id;
+  if (seen.has(id)) return { path: `pets[${position}].id`, message: `repeats the id ${id} of an animal before it` };
+  seen.add(id);
+  return undefined;
+};

@@ -1,0 +1,140 @@
+/** @module Sync on PostgreSQL: a hub (leases, pushes) and a kiosk (blocks, progress) that any number of instances share. */
+import type { Pet } from '../../core/schemas/Pet.js';
+import { type IdBlock, type KioskState, SyncJoinError, type SyncStorage } from '../../core/sync/SyncStorage.js';
+import { PetIndex } from '../PetIndex.js';
+import { checkPush, inBlocks, joinedKiosk } from '../sync/syncState.js';
+import type { PostgresConnection } from './connectPostgres.js';
+import { inTransaction } from './inTransaction.js';
+import type { PostgresPoolClient } from './PostgresPool.js';
+import { syncStatements } from './syncStatements.js';
+import { toPet } from './toPet.js';
+import { toStorageError } from './toStorageError.js';
+
+/** Animals read per statement while looking for the kiosk's own ones among pulled ones. */
+const SCAN_CHUNK = 1000;
+
+/** The animals as the insert statement reads them (fields only, whatever else the objects hold). */
+const toJson = (pets: readonly Pet[]) => JSON.stringify(pets.map(({ id, name, categoryId, status }) => ({ id, name, categoryId, status })));
+
+/**
+ * The sync capability of a PostgreSQL storage. Every write takes the `pet_ids` row lock
+ * first, as creates do, so ids, leases and arrivals are given one at a time across every
+ * instance on the schema, and arrival order is the order animals become visible. Each step
+ * is one transaction: it happens whole or not at all, whatever fails.
+ *
+ * - Hub: `lease` moves the id counter on and records the lease in one statement, so creates
+ *   (which take ids from the same counter) never take a leased id. `store` checks the whole
+ *   batch first (the rules are `checkPush`'s, shared with the other storages); two instances
+ *   given the same push at once store it once, since the second waits for the lock and then
+ *   finds the animals held with the same fields.
+ * - Kiosk: its state is the `sync_kiosk` row and its blocks; `create_pets` takes its ids
+ *   from the blocks when that row exists (see syncMigration.ts).
+ */
+export const createPostgresSync = (db: PostgresConnection, where: string): SyncStorage => {
+  const sql = syncStatements(db.quoted);
+
+  /** Runs `use` in one transaction holding the write lock; failures become `storage_unavailable`. */
+  const write = async <T>(use: (client: PostgresPoolClient) => Promise<T>): Promise<T> => {
+    try {
+      return await inTransaction(db.pool, 'BEGIN', async (client) => {
+        await client.query(sql.lock);
+        return use(client);
+      });
+    } catch (error) {
+      throw error instanceof SyncJoinError ? error : toStorageError(error, 'sync');
+    }
+  };
+  const read = async (text: string, values: unknown[] = []) => {
+    try {
+      return (await db.query(text, values)).rows;
+    } catch (error) {
+      throw toStorageError(error, 'read');
+    }
+  };
+  const readKiosk = async (query: (text: string) => Promise<Record<string, unknown>[]>): Promise<KioskState | undefined> => {
+    const [row] = await query(sql.kiosk);
+    if (row === undefined) return undefined;
+    const blocks = (await query(sql.blocks)).map((block): IdBlock => ({ first: Number(block.first_id), last: Number(block.last_id) }));
+    return {
+      hub: row.hub as string,
+      blocks,
+      nextId: Number(row.next_id),
+      pushedThrough: Number(row.pushed_through),
+      checkpoint: Number(row.checkpoint),
+    };
+  };
+  const rowsOf = (client: PostgresPoolClient) => async (text: string) => (await client.query(text)).rows;
+
+  return {
+    async lease(scope, size) {
+      try {
+        const { rows } = await db.query(sql.lease, [scope, size]);
+        return { first: Number(rows[0]!.first_id), last: Number(rows[0]!.last_id) };
+      } catch (error) {
+        throw toStorageError(error, 'sync');
+      }
+    },
+    store: (scope, pets) =>
+      write(async (client) => {
+        const ids = pets.map(({ id }) => id);
+        const { rows: leases } = await client.query(sql.leasesFor, [scope, ids]);
+        const { rows: held } = await client.query(sql.held, [ids]);
+        const fresh = checkPush(
+          leases.map((lease) => ({ scope, first: Number(lease.first_id), last: Number(lease.last_id) })),
+          scope,
+          new PetIndex(held.map(toPet)),
+          pets,
+        );
+        if (fresh.length > 0) await client.query(sql.insert, [toJson(fresh)]);
+        return { stored: fresh.length, present: pets.length - fresh.length };
+      }),
+    async kiosk() {
+      return readKiosk((text) => read(text));
+    },
+    join: (hub) =>
+      write(async (client) => {
+        const kiosk = await readKiosk(rowsOf(client));
+        const held = kiosk === undefined ? Number((await client.query(sql.count)).rows[0]!.held) : 0;
+        const joined = joinedKiosk(kiosk, hub, held, where);
+        if (kiosk === undefined) await client.query(sql.join, [hub]);
+        return joined;
+      }),
+    addBlock: (block) =>
+      write(async (client) => {
+        const kiosk = await readKiosk(rowsOf(client));
+        if (kiosk === undefined || kiosk.blocks.some(({ first, last }) => first <= block.last && block.first <= last)) return;
+        await client.query(sql.addBlock, [block.first, block.last]);
+        if (kiosk.nextId === 0) await client.query(sql.setNextId, [block.first]);
+      }),
+    async unpushed(limit) {
+      const kiosk = await readKiosk((text) => read(text));
+      if (kiosk === undefined) return { pets: [], through: 0 };
+      const pets: Pet[] = [];
+      let through = kiosk.pushedThrough;
+      for (;;) {
+        const chunk = (await read(sql.scan, [through, SCAN_CHUNK])).map(toPet);
+        for (const pet of chunk) {
+          if (inBlocks(kiosk.blocks, pet.id)) pets.push(pet);
+          through = pet.id;
+          if (pets.length === limit) return { pets, through };
+        }
+        if (chunk.length < SCAN_CHUNK) return { pets, through };
+      }
+    },
+    async waiting() {
+      const [row] = await read(sql.waiting);
+      return Number(row?.waiting ?? 0);
+    },
+    async markPushed(through) {
+      await write(async (client) => {
+        await client.query(sql.markPushed, [through]);
+      });
+    },
+    insertPulled: (pets, checkpoint) =>
+      write(async (client) => {
+        const { rows } = pets.length === 0 ? { rows: [] } : await client.query(sql.insert, [toJson(pets)]);
+        await client.query(sql.setCheckpoint, [checkpoint]);
+        return rows.length;
+      }),
+  };
+};

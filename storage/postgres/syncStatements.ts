@@ -1,0 +1,82 @@
+/** @module The statements of sync (hub and kiosk), for one schema. */
+
+/** The SQL of each sync step, with the schema filled in. */
+export interface SyncStatements {
+  /** Takes the lock that orders every write (the `pet_ids` row), first in each sync transaction. */
+  lock: string;
+  /** `$1` scope, `$2` size: moves the id counter on and records the lease, in one statement; one row `first_id, last_id`. */
+  lease: string;
+  /** `$1` scope, `$2` ids (bigint[]): for each id, the lease of `scope` that could hold it (the one starting at or below it). */
+  leasesFor: string;
+  /** `$1` ids (bigint[]): the animals held with those ids. */
+  held: string;
+  /** `$1` animals as JSON `[{id, name, categoryId, status}]`: inserts, in order, those not held, at the end of arrival order; returns their ids. */
+  insert: string;
+  /** The kiosk's row, or none. */
+  kiosk: string;
+  /** The kiosk's blocks, ascending. */
+  blocks: string;
+  /** `$1` hub: makes this catalogue a kiosk. */
+  join: string;
+  /** Whether any animal is held, and how many. */
+  count: string;
+  /** `$1` first, `$2` last: keeps a block (a repeat is ignored). */
+  addBlock: string;
+  /** `$1` next id: the kiosk's next id. */
+  setNextId: string;
+  /** `$1` after (an id), `$2` limit: the next animals in arrival order, each with its arrival. */
+  scan: string;
+  /** Animals made here (ids in the kiosk's blocks) after `pushed_through` in arrival order. */
+  waiting: string;
+  /** `$1` through: moves `pushed_through` there, if that is forward in arrival order. */
+  markPushed: string;
+  /** `$1` checkpoint: the kiosk's pull checkpoint. */
+  setCheckpoint: string;
+}
+
+/** Where in arrival order the animal with id `id` (a SQL expression) stands; an id not held stands at itself. */
+const arrivalOf = (quoted: string, id: string) => `coalesce((SELECT a.arrival FROM ${quoted}.pets AS a WHERE a.id = ${id}), ${id})`;
+
+/** Builds the sync statements for the schema `quoted` (a quoted identifier). */
+export const syncStatements = (quoted: string): SyncStatements => ({
+  lock: `SELECT next_id FROM ${quoted}.pet_ids FOR UPDATE`,
+  // The UPDATE takes the pet_ids lock, so a lease waits for creates in flight and they for it.
+  lease: `WITH moved AS (
+      UPDATE ${quoted}.pet_ids SET next_id = next_id + $2::bigint RETURNING next_id - $2::bigint AS first_id
+    )
+    INSERT INTO ${quoted}.sync_leases (scope, first_id, last_id)
+    SELECT $1, m.first_id, m.first_id + $2::bigint - 1 FROM moved AS m RETURNING first_id, last_id`,
+  leasesFor: `SELECT DISTINCT l.first_id, l.last_id FROM unnest($2::bigint[]) AS u(id)
+    CROSS JOIN LATERAL (
+      SELECT x.first_id, x.last_id FROM ${quoted}.sync_leases AS x
+      WHERE x.scope = $1 AND x.first_id <= u.id ORDER BY x.first_id DESC LIMIT 1
+    ) AS l`,
+  held: `SELECT id, name, category_id, status FROM ${quoted}.pets WHERE id = ANY ($1::bigint[]) ORDER BY id`,
+  // Run under the lock, so max(arrival) is the newest and arrival order is commit order. A row
+  // held already (a pulled animal that is this kiosk's own) is skipped and leaves a gap in
+  // arrival, which nothing minds: arrivals need only ascend.
+  insert: `INSERT INTO ${quoted}.pets (id, name, category_id, status, arrival)
+    SELECT t.id, t.name, t."categoryId", t.status,
+      (SELECT coalesce(max(p.arrival), 0) FROM ${quoted}.pets AS p) + t.ordinal
+    FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(entry, ordinal)
+    CROSS JOIN LATERAL (
+      SELECT (e.entry ->> 'id')::bigint AS id, e.entry ->> 'name' AS name, (e.entry ->> 'categoryId')::bigint AS "categoryId",
+        e.entry ->> 'status' AS status, e.ordinal
+    ) AS t
+    ORDER BY t.ordinal
+    ON CONFLICT (id) DO NOTHING RETURNING id`,
+  kiosk: `SELECT hub, next_id, pushed_through, checkpoint FROM ${quoted}.sync_kiosk`,
+  blocks: `SELECT first_id, last_id FROM ${quoted}.sync_kiosk_blocks ORDER BY first_id`,
+  join: `INSERT INTO ${quoted}.sync_kiosk (hub, next_id, pushed_through, checkpoint) VALUES ($1, 0, 0, 0)`,
+  count: `SELECT count(*) AS held FROM ${quoted}.pets`,
+  addBlock: `INSERT INTO ${quoted}.sync_kiosk_blocks (first_id, last_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+  setNextId: `UPDATE ${quoted}.sync_kiosk SET next_id = $1`,
+  scan: `SELECT id, name, category_id, status FROM ${quoted}.pets
+    WHERE arrival > ${arrivalOf(quoted, '$1::bigint')} ORDER BY arrival LIMIT $2`,
+  waiting: `SELECT count(*) AS waiting FROM ${quoted}.sync_kiosk AS k
+    JOIN ${quoted}.pets AS p ON p.arrival > ${arrivalOf(quoted, 'k.pushed_through')}
+    WHERE EXISTS (SELECT FROM ${quoted}.sync_kiosk_blocks AS b WHERE b.first_id <= p.id AND p.id <= b.last_id)`,
+  markPushed: `UPDATE ${quoted}.sync_kiosk SET pushed_through = $1
+    WHERE ${arrivalOf(quoted, '$1::bigint')} > ${arrivalOf(quoted, 'pushed_through')}`,
+  setCheckpoint: `UPDATE ${quoted}.sync_kiosk SET checkpoint = $1`,
+});

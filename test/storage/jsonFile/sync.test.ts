@@ -1,0 +1,55 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { JsonFileStorage } from '../../../storage/jsonFile/openJsonFileStorage.js';
+import { openJsonFileStorage } from '../../../storage/jsonFile/openJsonFileStorage.js';
+import { tempDataFile } from '../../support/tempFolder.js';
+import { describeSyncContract } from '../syncContract.js';
+
+describeSyncContract('JSON-file storage', {
+  create: () => openJsonFileStorage({ file: tempDataFile() }),
+  async reopen(storage) {
+    await storage.close();
+    return openJsonFileStorage({ file: (storage as JsonFileStorage).file });
+  },
+});
+
+describe('JSON-file storage syncing, on disk', () => {
+  it('Should keep a hub’s leases and pushed animals, in arrival order, across a reopen', async () => {
+    const file = tempDataFile();
+    const hub = await openJsonFileStorage({ file });
+    const own = await hub.create({ name: 'Rex', categoryId: 3, status: 'available' });
+    const block = await hub.sync.lease('ab12', 10);
+    const later = await hub.create({ name: 'Tom', categoryId: 3, status: 'available' });
+    const pushed = { id: block.first, name: 'Kiosk', categoryId: 2, status: 'sold' } as const;
+    await hub.sync.store('ab12', [pushed]);
+    await hub.close();
+    const onDisk = JSON.parse(fs.readFileSync(file, 'utf8'));
+    expect(onDisk.pets.map(({ id }: { id: number }) => id)).toEqual([own.id, later.id, pushed.id]);
+    expect(onDisk.sync).toEqual({ leases: [{ scope: 'ab12', first: block.first, last: block.last }] });
+
+    const reopened = await openJsonFileStorage({ file });
+    expect(await reopened.list({ after: later.id, limit: 10 })).toEqual([pushed]);
+    await expect(reopened.sync.store('ab12', [{ ...pushed, id: block.last + 1 }])).rejects.toMatchObject({ code: 'forbidden' });
+    expect((await reopened.create({ name: 'Max', categoryId: 1, status: 'pending' })).id).toBe(later.id + 1);
+    await reopened.close();
+  });
+
+  it('Should refuse to open a syncing file whose ids repeat, naming the place', async () => {
+    const file = tempDataFile();
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        format: 2,
+        nextId: 9,
+        pets: [
+          { id: 5, name: 'A', categoryId: 1, status: 'sold' },
+          { id: 2, name: 'B', categoryId: 1, status: 'sold' },
+          { id: 5, name: 'C', categoryId: 1, status: 'sold' },
+        ],
+        idempotencyKeys: [],
+        sync: { leases: [] },
+      }),
+    );
+    await expect(openJsonFileStorage({ file })).rejects.toThrow(/pets\[2\]\.id repeats the id 5/);
+  });
+});

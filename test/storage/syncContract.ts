@@ -1,0 +1,147 @@
+/** @module The sync contract: one suite every storage with `sync` must pass, as a hub and as a kiosk. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { PetStorage } from '../../core/PetStorage.js';
+import type { Pet } from '../../core/schemas/Pet.js';
+import { SyncJoinError } from '../../core/sync/SyncStorage.js';
+
+/** Makes a fresh, empty storage for one test; `reopen` opens the same one again, when it is durable. */
+export interface SyncStorageFactory {
+  create(): Promise<PetStorage>;
+  reopen?(storage: PetStorage): Promise<PetStorage>;
+}
+
+const rex = { name: 'Rex', categoryId: 3, status: 'available' } as const;
+const pet = (id: number, name = `Animal ${id}`): Pet => ({ id, name, categoryId: 1, status: 'pending' });
+const KIOSK_A = 'a'.repeat(64);
+const KIOSK_B = 'b'.repeat(64);
+const HUB = 'http://127.0.0.1:9/v1';
+
+const listAll = async (storage: PetStorage, status?: Pet['status']) => {
+  const all: Pet[] = [];
+  for (let after = 0; ; ) {
+    const page = await storage.list({ after, limit: 3, status });
+    if (page.length === 0) return all;
+    all.push(...page);
+    after = page.at(-1)!.id;
+  }
+};
+
+/** Registers the sync contract for one implementation. */
+export const describeSyncContract = (name: string, factory: SyncStorageFactory): void => {
+  describe(`${name} (sync contract)`, () => {
+    let storage: PetStorage;
+    beforeEach(async () => {
+      storage = await factory.create();
+    });
+    afterEach(async () => {
+      await storage.close();
+    });
+    const sync = () => storage.sync!;
+
+    describe('as a hub', () => {
+      it('leases blocks above every id, and its own creates never take a leased id', async () => {
+        const first = await storage.create(rex);
+        const block = await sync().lease(KIOSK_A, 1000);
+        expect(block).toEqual({ first: first.id + 1, last: first.id + 1000 });
+        const other = await sync().lease(KIOSK_B, 10);
+        expect(other.first).toBe(block.last + 1);
+        expect((await storage.create(rex)).id).toBe(other.last + 1);
+      });
+
+      it('stores a pushed animal with its id, at the end of the arrival order, and a repeated push changes nothing', async () => {
+        const block = await sync().lease(KIOSK_A, 100);
+        const local = await storage.create(rex);
+        const pushed = pet(block.first + 5);
+        expect(await sync().store(KIOSK_A, [pushed])).toEqual({ stored: 1, present: 0 });
+        expect(await sync().store(KIOSK_A, [pushed])).toEqual({ stored: 0, present: 1 });
+        expect(await storage.get(pushed.id)).toEqual(pushed);
+        expect((await listAll(storage)).map(({ id }) => id)).toEqual([local.id, pushed.id]);
+        expect((await listAll(storage, 'pending')).map(({ id }) => id)).toEqual([pushed.id]);
+        // The pull feed after the hub's own animal gives the pushed one.
+        expect(await storage.list({ after: local.id, limit: 10 })).toEqual([pushed]);
+      });
+
+      it('refuses a whole push holding an id not leased to that key, storing nothing', async () => {
+        const mine = await sync().lease(KIOSK_A, 10);
+        const theirs = await sync().lease(KIOSK_B, 10);
+        await expect(sync().store(KIOSK_A, [pet(mine.first), pet(theirs.first)])).rejects.toMatchObject({ code: 'forbidden' });
+        await expect(sync().store(KIOSK_A, [pet(theirs.last + 1)])).rejects.toMatchObject({ code: 'forbidden' });
+        expect(await storage.get(mine.first)).toBeUndefined();
+      });
+
+      it('refuses a push that would change a stored animal', async () => {
+        const block = await sync().lease(KIOSK_A, 10);
+        await sync().store(KIOSK_A, [pet(block.first)]);
+        await expect(sync().store(KIOSK_A, [pet(block.first + 1), pet(block.first, 'Changed')])).rejects.toMatchObject({
+          code: 'sync_conflict',
+        });
+        expect(await storage.get(block.first + 1)).toBeUndefined();
+      });
+    });
+
+    describe('as a kiosk', () => {
+      it('refuses creates until it holds a leased block, then gives ids from its blocks in order', async () => {
+        await sync().join(HUB);
+        await expect(storage.create(rex)).rejects.toMatchObject({ code: 'storage_unavailable' });
+        await sync().addBlock({ first: 5001, last: 5002 });
+        await sync().addBlock({ first: 9001, last: 9001 });
+        const ids = [];
+        for (let count = 0; count < 3; count++) ids.push((await storage.create(rex)).id);
+        expect(ids).toEqual([5001, 5002, 9001]);
+        await expect(storage.create(rex)).rejects.toMatchObject({ code: 'storage_unavailable' });
+      });
+
+      it('pushes its own animals in arrival order, skipping pulled ones, and counts what waits', async () => {
+        await sync().join(HUB);
+        await sync().addBlock({ first: 101, last: 200 });
+        const mine = await storage.create(rex);
+        expect(await sync().insertPulled([pet(7), pet(101)], 7)).toBe(1);
+        const later = await storage.create(rex);
+        expect(await sync().waiting()).toBe(2);
+        const first = await sync().unpushed(1);
+        expect(first).toEqual({ pets: [mine], through: mine.id });
+        await sync().markPushed(first.through);
+        const rest = await sync().unpushed(10);
+        expect(rest).toEqual({ pets: [later], through: later.id });
+        await sync().markPushed(rest.through);
+        expect(await sync().waiting()).toBe(0);
+        expect(await sync().unpushed(10)).toEqual({ pets: [], through: later.id });
+        expect((await listAll(storage)).map(({ id }) => id)).toEqual([101, 7, 102]);
+        expect((await sync().kiosk())?.checkpoint).toBe(7);
+      });
+
+      it('will not join a hub while it holds animals made without sync, naming animal-store copy', async () => {
+        await storage.create(rex);
+        await expect(sync().join(HUB)).rejects.toThrow(SyncJoinError);
+        await expect(sync().join(HUB)).rejects.toThrow(/animal-store copy/);
+      });
+
+      it('joins one hub for ever', async () => {
+        await sync().join(HUB);
+        await expect(sync().join(HUB)).resolves.toMatchObject({ hub: HUB });
+        await expect(sync().join('http://127.0.0.1:10/v1')).rejects.toThrow(SyncJoinError);
+      });
+
+      const { reopen } = factory;
+      if (reopen)
+        it('keeps its blocks, progress and pulled animals across a reopen', async () => {
+          await sync().join(HUB);
+          await sync().addBlock({ first: 101, last: 102 });
+          const mine = await storage.create(rex);
+          await sync().insertPulled([pet(7)], 7);
+          await sync().markPushed(mine.id);
+          storage = await reopen(storage);
+          expect(await storage.sync!.kiosk()).toEqual({
+            hub: HUB,
+            blocks: [{ first: 101, last: 102 }],
+            nextId: 102,
+            pushedThrough: mine.id,
+            checkpoint: 7,
+          });
+          expect((await listAll(storage)).map(({ id }) => id)).toEqual([101, 7]);
+          expect((await storage.create(rex)).id).toBe(102);
+          expect(await storage.sync!.waiting()).toBe(1);
+        });
+    });
+  });
+};
