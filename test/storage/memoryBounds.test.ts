@@ -106,3 +106,27 @@ describe('memory storage: a ceiling instead of a crash', () => {
     expect(() => createMemoryStorage([], { limit: 20_000_000 })).toThrow(/whole number from 1 to 16000000/);
   });
 });
+
+describe('memory storage: the ceiling holds for animals that arrive by sync', () => {
+  const pushed = (first: number, count: number) =>
+    Array.from({ length: count }, (_, offset) => ({ id: first + offset, name: `Kiosk ${offset}`, categoryId: 2, status: 'sold' as const }));
+
+  it('Should refuse a push past the limit whole, storing nothing, and take one that fits', async () => {
+    const hub = createMemoryStorage([], { limit: 3 });
+    const { first } = await hub.sync!.lease('ab12', 10);
+    await expect(hub.sync!.store('ab12', pushed(first, 4))).rejects.toMatchObject({ code: 'storage_unavailable' });
+    expect(await hub.list({ after: 0, limit: 10 })).toEqual([]);
+    expect(await hub.sync!.store('ab12', pushed(first, 3))).toEqual({ stored: 3, present: 0 });
+    await hub.close();
+  });
+
+  it('Should refuse a pull past the limit whole, keeping its checkpoint, so the kiosk pulls the same page again later', async () => {
+    const kiosk = createMemoryStorage([], { limit: 2 });
+    await kiosk.sync!.join('http://hub.test/v1');
+    await expect(kiosk.sync!.insertPulled(pushed(1, 3), 3)).rejects.toMatchObject({ code: 'storage_unavailable' });
+    expect(await kiosk.list({ after: 0, limit: 10 })).toEqual([]);
+    expect((await kiosk.sync!.kiosk())?.checkpoint).toBe(0);
+    expect(await kiosk.sync!.insertPulled(pushed(1, 2), 2)).toBe(2);
+    await kiosk.close();
+  });
+});
