@@ -12,7 +12,7 @@ import { chain } from '../MaybePromise.js';
 import type { Pet } from '../schemas/Pet.js';
 import { createPageCache, type PageAnswer } from './createPageCache.js';
 import type { RouteHandler } from './createRouter.js';
-import { isFixedPet, petText } from './petText.js';
+import { keepForPet, petText } from './petText.js';
 import type { RouteContext } from './RouteContext.js';
 
 /** A 200 with its strong ETag, or a 304 when the client's copy (If-None-Match) is current. */
@@ -71,10 +71,10 @@ export const createPetRoute =
 /**
  * GET {base}/pets/{petId}: one animal, with the route's deprecation headers; answered at
  * once when the storage and the hash answer at once. A frozen animal's text and tag are
- * kept with it (it cannot change), so asking for it again hashes nothing.
+ * kept (it cannot change; `keepForPet` bounds how many), so asking again hashes nothing.
  */
 export const getPetRoute = (findPet: CatalogueParts['findPet'], tagOf: EntityTagger): RouteHandler => {
-  const answers = new WeakMap<Pet, PageAnswer>();
+  const answers = new Map<Pet, PageAnswer>();
   return (context) => {
     const petId = context.petId ?? '';
     const id = parsePetId(petId);
@@ -85,7 +85,7 @@ export const getPetRoute = (findPet: CatalogueParts['findPet'], tagOf: EntityTag
       const text = petText(pet);
       return chain(tagOf(text), (etag) => {
         const answer = { text, etag };
-        if (isFixedPet(pet)) answers.set(pet, answer);
+        keepForPet(answers, pet, answer);
         return answerWithTag(context, answer);
       });
     });

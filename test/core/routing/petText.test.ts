@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Pet } from '../../../core/index.js';
-import { pageText, petText } from '../../../core/routing/petText.js';
+import { keepForPet, pageText, petText, TEXTS_KEPT } from '../../../core/routing/petText.js';
 import { createMemoryStorage } from '../../../storage/createMemoryStorage.js';
 import { makeService } from '../helpers.js';
 
@@ -62,5 +62,19 @@ describe('the kept text of animals', () => {
     expect(await after.json()).toMatchObject({ status: 'sold' });
     expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
     expect(await (await call('/v1/pets')).json()).toEqual([{ id: 1, name: 'Rex', categoryId: 1, status: 'sold' }]);
+  });
+
+  it('keeps at most TEXTS_KEPT animals, dropping the oldest, and nothing of an animal that is not frozen', () => {
+    const kept = new Map<Pet, string>();
+    const animals = Array.from({ length: TEXTS_KEPT + 3 }, (_, index) =>
+      Object.freeze({ id: index + 1, name: 'Rex', categoryId: 1, status: 'available' as const }),
+    );
+    for (const animal of animals) keepForPet(kept, animal, 'text');
+    expect(kept.size).toBe(TEXTS_KEPT);
+    expect(kept.has(animals[2]!)).toBe(false);
+    expect(kept.has(animals[3]!)).toBe(true);
+    expect(kept.has(animals.at(-1)!)).toBe(true);
+    keepForPet(kept, { id: 1, name: 'Live', categoryId: 1, status: 'sold' }, 'text');
+    expect(kept.size).toBe(TEXTS_KEPT);
   });
 });
