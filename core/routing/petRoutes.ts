@@ -9,8 +9,10 @@ import { readIdempotencyKey } from '../http/readIdempotencyKey.js';
 import { readJsonBody } from '../http/readJsonBody.js';
 import { withHeaders } from '../http/withHeaders.js';
 import { chain } from '../MaybePromise.js';
+import type { Pet } from '../schemas/Pet.js';
 import { createPageCache, type PageAnswer } from './createPageCache.js';
 import type { RouteHandler } from './createRouter.js';
+import { keepForPet, petText } from './petText.js';
 import type { RouteContext } from './RouteContext.js';
 
 /** A 200 with its strong ETag, or a 304 when the client's copy (If-None-Match) is current. */
@@ -68,16 +70,24 @@ export const createPetRoute =
 
 /**
  * GET {base}/pets/{petId}: one animal, with the route's deprecation headers; answered at
- * once when the storage and the hash answer at once.
+ * once when the storage and the hash answer at once. A frozen animal's text and tag are
+ * kept (it cannot change; `keepForPet` bounds how many), so asking again hashes nothing.
  */
-export const getPetRoute =
-  (findPet: CatalogueParts['findPet'], tagOf: EntityTagger): RouteHandler =>
-  (context) => {
+export const getPetRoute = (findPet: CatalogueParts['findPet'], tagOf: EntityTagger): RouteHandler => {
+  const answers = new Map<Pet, PageAnswer>();
+  return (context) => {
     const petId = context.petId ?? '';
     const id = parsePetId(petId);
     if (id === undefined) throw new AnimalStoreError('not_found', `No animal has the id ${petId}.`);
     return chain(findPet(id), (pet) => {
-      const text = JSON.stringify(pet);
-      return chain(tagOf(text), (etag) => answerWithTag(context, { text, etag }));
+      const kept = answers.get(pet);
+      if (kept !== undefined) return answerWithTag(context, kept);
+      const text = petText(pet);
+      return chain(tagOf(text), (etag) => {
+        const answer = { text, etag };
+        keepForPet(answers, pet, answer);
+        return answerWithTag(context, answer);
+      });
     });
   };
+};
