@@ -50,7 +50,8 @@ const overHttp = (origin: string, mountPath: string) => ({
   requestUrl: (pathFromOrigin: string, init?: RequestInit) => fetch(`${origin}${pathFromOrigin}`, init),
 });
 
-export const implementations: AdapterImplementation[] = [
+/** The adapters that need a socket: the servers, and a fetch handler behind a node:http bridge. */
+export const overSockets: AdapterImplementation[] = [
   {
     name: 'standalone server (animal-store/node serve, port 0)',
     async start(options) {
@@ -79,6 +80,20 @@ export const implementations: AdapterImplementation[] = [
     },
   },
   {
+    name: 'fetch handler (animal-store/fetch) with mountPath, behind a node:http bridge',
+    async start(options) {
+      const handler = createFetchHandler({ ...options, mountPath: '/api/store' });
+      const { createServerAdapter } = await import('@whatwg-node/server');
+      const server = createServer(createServerAdapter(handler.fetch));
+      const origin = await listen(server);
+      return { mountPath: '/api/store', ...overHttp(origin, '/api/store'), close: () => closeServer(server) };
+    },
+  },
+];
+
+/** The adapters answered in process, without a socket. */
+export const inProcess: AdapterImplementation[] = [
+  {
     name: 'fetch handler (animal-store/fetch), called directly',
     async start(options) {
       const handler = createFetchHandler(options);
@@ -91,23 +106,17 @@ export const implementations: AdapterImplementation[] = [
       };
     },
   },
-  {
-    name: 'fetch handler (animal-store/fetch) with mountPath, behind a node:http bridge',
-    async start(options) {
-      const handler = createFetchHandler({ ...options, mountPath: '/api/store' });
-      const { createServerAdapter } = await import('@whatwg-node/server');
-      const server = createServer(createServerAdapter(handler.fetch));
-      const origin = await listen(server);
-      return { mountPath: '/api/store', ...overHttp(origin, '/api/store'), close: () => closeServer(server) };
-    },
-  },
 ];
 
 /**
  * Declares the suite once per adapter. `body` receives a getter for the running adapter,
  * started fresh (empty catalogue, one key) before each test and closed after it.
  */
-export const describeEachAdapter = (title: string, body: (adapter: () => RunningAdapter) => void) => {
+export const describeEachAdapter = (
+  implementations: AdapterImplementation[],
+  title: string,
+  body: (adapter: () => RunningAdapter) => void,
+) => {
   for (const implementation of implementations) {
     describe(`${title} — ${implementation.name}`, () => {
       let running: RunningAdapter | undefined;
