@@ -192,8 +192,3 @@ export const expressMiddleware = (options: PetServiceOptions | PetService): Expr
 
   return [handle, replayParserError];
 };
-
-/** @deprecated Use `expressMiddleware`: "store" now names only the package. */
-export const animalStore = expressMiddleware;
-/** @deprecated Use `ExpressMiddleware`. */
-export type AnimalStoreMiddleware = ExpressMiddleware;

@@ -28,8 +28,6 @@ export interface FetchHandler {
   fetch(request: Request): Promise<Response>;
   /** The service behind it, for its catalogue. */
   service: PetService;
-  /** @deprecated Use `service`. */
-  store: PetService;
 }
 
 /**
@@ -50,7 +48,7 @@ export const createFetchHandler = ({ mountPath, ...options }: FetchHandlerOption
       reportError(`${request.method} request failed`, error);
       return Response.json(INTERNAL_ERROR, { status: 500, headers: { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' } });
     });
-  return { fetch, service, store: service };
+  return { fetch, service };
 };
 
 const INTERNAL_ERROR = {

@@ -7,10 +7,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterEach, beforeEach, describe } from 'vitest';
-import { animalStore } from '../../adapters/express.js';
+import { expressMiddleware } from '../../adapters/express.js';
 import { createFetchHandler } from '../../adapters/fetch.js';
 import { serve } from '../../adapters/node.js';
-import type { AnimalStoreOptions } from '../../core/index.js';
+import type { PetServiceOptions } from '../../core/index.js';
 import { createMemoryStorage } from '../../storage/createMemoryStorage.js';
 
 export const KEY = 'adapter-suite-key';
@@ -31,7 +31,7 @@ export interface RunningAdapter {
 /** How to start an adapter around the service's options. */
 export interface AdapterImplementation {
   name: string;
-  start(options: AnimalStoreOptions): Promise<RunningAdapter>;
+  start(options: PetServiceOptions): Promise<RunningAdapter>;
 }
 
 const listen = async (server: Server): Promise<string> => {
@@ -67,7 +67,7 @@ export const overSockets: AdapterImplementation[] = [
       app.use(express.json());
       app.get('/hello', (_req, res) => void res.json({ hello: 'world' }));
       app.post('/echo', (req, res) => void res.json({ received: req.body as unknown }));
-      app.use('/catalogue', animalStore(options));
+      app.use('/catalogue', expressMiddleware(options));
       app.use((_req, res) => void res.status(404).type('text/plain').send('app 404'));
       const server = createServer(app);
       const origin = await listen(server);

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { animalStore } from '../../../adapters/express.js';
+import { expressMiddleware } from '../../../adapters/express.js';
 import { type AnimalStoreServer, serve } from '../../../adapters/node.js';
 import { AnimalStoreClientError, createClient, isAnimalStoreClientError } from '../../../core/client.js';
 import { createMemoryStorage } from '../../../storage/createMemoryStorage.js';
@@ -73,7 +73,7 @@ describe('createClient against the standalone server', () => {
 describe('createClient against an Express mount', () => {
   it('follows next links that carry the mount path', async () => {
     const app = express();
-    app.use('/catalogue', animalStore({ storage: createMemoryStorage(), keys: [KEY] }));
+    app.use('/catalogue', expressMiddleware({ storage: createMemoryStorage(), keys: [KEY] }));
     const server = createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
