@@ -6,7 +6,7 @@ import type { PetStorage } from '../PetStorage.js';
 import { ListQuery } from '../schemas/ListQuery.js';
 import type { Pet } from '../schemas/Pet.js';
 import { validate } from '../validate.js';
-import type { Catalogue, PetsQuery } from './Catalogue.js';
+import type { Catalogue, NextPageQuery, PetsQuery } from './Catalogue.js';
 import { createPetCreation, DEFAULT_IDEMPOTENCY_KEY_LIFETIME_SECONDS, type PetCreation } from './createPetCreation.js';
 import { createCursorCodec } from './cursor.js';
 import { checkPetId } from './petId.js';
@@ -80,8 +80,9 @@ export const buildCatalogue = ({
     const pets = await storage.list({ after, limit: limit + 1, status });
     if (pets.length <= limit) return { pets };
     pets.length = limit;
-    const nextCursor = await cursors.encode({ after: pets[limit - 1]!.id, status });
-    return { pets, nextCursor, next: status === undefined ? { limit, cursor: nextCursor } : { limit, status, cursor: nextCursor } };
+    const next: NextPageQuery = { limit, cursor: await cursors.encode({ after: pets[limit - 1]!.id, status }) };
+    if (status !== undefined) next.status = status;
+    return { pets, next };
   };
 
   const pages: Catalogue['pages'] = (query) => walkPages(listPets, query);

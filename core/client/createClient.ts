@@ -248,7 +248,7 @@ export const createClient = (options: ClientOptions): AnimalStoreClient => {
       if (next === undefined || nextCursor === undefined) return { pets };
       const limit = Number(next.searchParams.get('limit') ?? query.limit ?? 20);
       const status = (next.searchParams.get('status') ?? undefined) as PetStatus | undefined;
-      return { pets, nextCursor, next: status === undefined ? { limit, cursor: nextCursor } : { limit, status, cursor: nextCursor } };
+      return { pets, next: status === undefined ? { limit, cursor: nextCursor } : { limit, status, cursor: nextCursor } };
     },
 
     pages,

@@ -18,8 +18,8 @@ describe('createCatalogue from the package root', () => {
     for (const name of ['A', 'B', 'C']) await catalogue.createPet({ name, categoryId: 1, status: name === 'B' ? 'sold' : undefined });
     const first = await catalogue.listPets({ limit: 2 });
     expect(first.pets.map((pet) => pet.name)).toEqual(['A', 'B']);
-    const second = await catalogue.listPets({ limit: 2, cursor: first.nextCursor! });
-    expect(second).toEqual({ pets: [{ id: 3, name: 'C', categoryId: 1, status: 'available' }], nextCursor: undefined });
+    const second = await catalogue.listPets({ limit: 2, cursor: first.next!.cursor });
+    expect(second).toEqual({ pets: [{ id: 3, name: 'C', categoryId: 1, status: 'available' }] });
     const pages: string[][] = [];
     for await (const page of catalogue.pages({ limit: 1, status: 'available' })) pages.push(page.map((pet) => pet.name));
     expect(pages).toEqual([['A'], ['C']]);

@@ -36,8 +36,8 @@ describe('createClient against the standalone server', () => {
 
     const first = await client.listPets({ limit: 2 });
     expect(first.pets.map((pet) => pet.name)).toEqual(['Rex', 'Tom']);
-    expect(first.nextCursor).toEqual(expect.any(String));
-    const second = await client.listPets({ limit: 2, cursor: first.nextCursor! });
+    expect(first.next?.cursor).toEqual(expect.any(String));
+    const second = await client.listPets({ limit: 2, cursor: first.next!.cursor });
     expect(second).toEqual({ pets: [{ id: 3, name: 'Kit', categoryId: 2, status: 'sold' }] });
     expect(await client.getPet(2)).toEqual({ id: 2, name: 'Tom', categoryId: 2, status: 'sold' });
   });
