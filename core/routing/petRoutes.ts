@@ -4,6 +4,7 @@ import type { Catalogue } from '../catalogue/Catalogue.js';
 import type { CatalogueParts } from '../catalogue/createCatalogue.js';
 import type { PetCreation } from '../catalogue/createPetCreation.js';
 import { parsePetId } from '../catalogue/petId.js';
+import { writeListQuery } from '../catalogue/writeListQuery.js';
 import { type EntityTagger, ifNoneMatchHolds } from '../http/entityTags.js';
 import { readIdempotencyKey } from '../http/readIdempotencyKey.js';
 import { readJsonBody } from '../http/readJsonBody.js';
@@ -25,11 +26,8 @@ export const listPetsRoute = (catalogue: Catalogue, tagOf: EntityTagger): RouteH
   const pageAnswer = createPageCache(tagOf);
   return async (context) => {
     const { pets, next } = await catalogue.listPets(context.url.searchParams);
-    // The query the catalogue obeyed; every part is URL-safe as it stands (digits, a status word, base64url).
-    const link =
-      next === undefined
-        ? undefined
-        : `<${context.base}/pets?limit=${next.limit}${next.status === undefined ? '' : `&status=${next.status}`}&cursor=${next.cursor}>; rel="next"`;
+    // The query the catalogue obeyed, written as the client will read it.
+    const link = next === undefined ? undefined : `<${context.base}/pets?${writeListQuery(next)}>; rel="next"`;
     return answerWithTag(context, await pageAnswer(pets, link), link);
   };
 };
