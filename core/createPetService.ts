@@ -168,7 +168,7 @@ export const createPetService = (options: PetServiceOptions): PetService => {
   const storageFailures = createStorageFailureLog(reportError, warn);
   const tagOf = createEntityTagger(sha256);
   const { storage, docsAssets } = options;
-  const { catalogue, creation, findPet } = buildCatalogue({
+  const { catalogue, creation, getPet } = buildCatalogue({
     storage,
     sha256,
     now,
@@ -187,7 +187,7 @@ export const createPetService = (options: PetServiceOptions): PetService => {
         POST: createPetRoute(creation, { idempotencyKeyRequired: options.idempotency?.required ?? false }),
       },
     },
-    pet: { operations: { GET: 'getPet' }, methods: { GET: getPetRoute(findPet, tagOf) }, deprecated: true },
+    pet: { operations: { GET: 'getPet' }, methods: { GET: getPetRoute(getPet, tagOf) }, deprecated: true },
     openApi: { operations: { GET: 'getOpenApiDocument' }, methods: { GET: openApiRoute() }, public: true },
     docs: { operations: { GET: 'getReference' }, methods: { GET: docsRoute(docsAssets) }, public: true },
     docsAsset: { methods: { GET: docsAssetRoute(docsAssets) }, public: true },

@@ -54,7 +54,7 @@ export interface CatalogueParts {
   /** The creation step, which tells the route of replays. */
   creation: PetCreation;
   /** getPet, answering at once when the storage does (the catalogue's own always answers a promise). */
-  findPet(id: number): MaybePromise<Pet>;
+  getPet(id: number): MaybePromise<Pet>;
 }
 
 /** The catalogue, and the steps its HTTP routes are built on. */
@@ -87,7 +87,7 @@ export const buildCatalogue = ({
 
   const pages: Catalogue['pages'] = (query) => walkPages(listPets, query);
 
-  const findPet = (id: number): MaybePromise<Pet> => {
+  const getPet = (id: number): MaybePromise<Pet> => {
     checkPetId(id);
     return chain(id >= 1 ? storage.get(id) : undefined, (pet) => {
       if (!pet) throw new AnimalStoreError('not_found', `No animal has the id ${id}.`);
@@ -105,7 +105,7 @@ export const buildCatalogue = ({
       const key = options?.idempotencyKey;
       return (await creation.create(newPet, key === undefined ? undefined : { key, scope: IN_PROCESS_SCOPE })).pet;
     },
-    getPet: async (id) => findPet(id),
+    getPet: async (id) => getPet(id),
   };
-  return { catalogue, creation, findPet };
+  return { catalogue, creation, getPet };
 };

@@ -69,12 +69,12 @@ export const createPetRoute =
  * once when the storage and the hash answer at once.
  */
 export const getPetRoute =
-  (findPet: CatalogueParts['findPet'], tagOf: EntityTagger): RouteHandler =>
+  (getPet: CatalogueParts['getPet'], tagOf: EntityTagger): RouteHandler =>
   (context) => {
     const petId = context.petId ?? '';
     const id = parsePetId(petId);
     if (id === undefined) throw new AnimalStoreError('not_found', `No animal has the id ${petId}.`);
-    return chain(findPet(id), (pet) => {
+    return chain(getPet(id), (pet) => {
       const text = JSON.stringify(pet);
       return chain(tagOf(text), (etag) => answerWithTag(context, { text, etag }));
     });
