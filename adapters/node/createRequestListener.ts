@@ -7,8 +7,9 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Request as ServerRequest } from '@whatwg-node/fetch';
+import { handleMaybePromise } from '@whatwg-node/promise-helpers';
 import { createCustomAbortControllerSignal, sendNodeResponse } from '@whatwg-node/server';
-import { chain, type MaybePromise } from '../../core/MaybePromise.js';
+import type { MaybePromise } from '../../core/MaybePromise.js';
 import { connectionState, trackAnswer } from './connectionState.js';
 import { type ErrorAnswer, writeErrorAnswer } from './ErrorAnswer.js';
 import { FIXED_ORIGIN, readRequestHead, targetPathAndQuery } from './readRequestHead.js';
@@ -134,12 +135,16 @@ export const createRequestListener = (
       reportError(`${req.method} ${logPath(req.url)} failed`, error);
       answer(req, res, INTERNAL_ERROR);
     };
-    // An answer made at once is written at once, before node:http's callback returns.
-    try {
-      const sent = chain(service(request), (response) => sendNodeResponse(response, res, req, true));
-      if (sent instanceof Promise) sent.catch(failed);
-    } catch (error) {
-      failed(error);
-    }
+    // An answer made at once is written at once, before node:http's callback returns; a
+    // failure of the service or of the writing, at once or later, is a bare 500.
+    handleMaybePromise(
+      () =>
+        handleMaybePromise(
+          () => service(request),
+          (response) => sendNodeResponse(response, res, req, true),
+        ),
+      () => undefined,
+      failed,
+    );
   };
 };

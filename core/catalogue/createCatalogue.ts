@@ -1,7 +1,8 @@
 /** @module The in-process catalogue: list, create and get animals, with no HTTP in between. */
+import { handleMaybePromise } from '@whatwg-node/promise-helpers';
 import { AnimalStoreError } from '../AnimalStoreError.js';
 import { type Sha256, webCryptoSha256 } from '../digest.js';
-import { chain, type MaybePromise } from '../MaybePromise.js';
+import type { MaybePromise } from '../MaybePromise.js';
 import type { PetStorage } from '../PetStorage.js';
 import { ListQuery } from '../schemas/ListQuery.js';
 import type { Pet } from '../schemas/Pet.js';
@@ -89,10 +90,13 @@ export const buildCatalogue = ({
 
   const getPet = (id: number): MaybePromise<Pet> => {
     checkPetId(id);
-    return chain(id >= 1 ? storage.get(id) : undefined, (pet) => {
-      if (!pet) throw new AnimalStoreError('not_found', `No animal has the id ${id}.`);
-      return pet;
-    });
+    return handleMaybePromise(
+      () => (id >= 1 ? storage.get(id) : undefined),
+      (pet) => {
+        if (!pet) throw new AnimalStoreError('not_found', `No animal has the id ${id}.`);
+        return pet;
+      },
+    );
   };
 
   const catalogue: Catalogue = {

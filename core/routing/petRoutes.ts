@@ -1,4 +1,5 @@
 /** @module The three operations of the interface, as HTTP handlers over the catalogue. */
+import { handleMaybePromise } from '@whatwg-node/promise-helpers';
 import { AnimalStoreError } from '../AnimalStoreError.js';
 import type { Catalogue } from '../catalogue/Catalogue.js';
 import type { CatalogueParts } from '../catalogue/createCatalogue.js';
@@ -9,7 +10,6 @@ import { type EntityTagger, ifNoneMatchHolds } from '../http/entityTags.js';
 import { readIdempotencyKey } from '../http/readIdempotencyKey.js';
 import { readJsonBody } from '../http/readJsonBody.js';
 import { withHeaders } from '../http/withHeaders.js';
-import { chain } from '../MaybePromise.js';
 import { createPageCache, type PageAnswer } from './createPageCache.js';
 import type { RouteHandler } from './createRouter.js';
 import type { RouteContext } from './RouteContext.js';
@@ -74,8 +74,14 @@ export const getPetRoute =
     const petId = context.petId ?? '';
     const id = parsePetId(petId);
     if (id === undefined) throw new AnimalStoreError('not_found', `No animal has the id ${petId}.`);
-    return chain(getPet(id), (pet) => {
-      const text = JSON.stringify(pet);
-      return chain(tagOf(text), (etag) => answerWithTag(context, { text, etag }));
-    });
+    return handleMaybePromise(
+      () => getPet(id),
+      (pet) => {
+        const text = JSON.stringify(pet);
+        return handleMaybePromise(
+          () => tagOf(text),
+          (etag) => answerWithTag(context, { text, etag }),
+        );
+      },
+    );
   };
