@@ -1,4 +1,5 @@
 /** @module Opaque, tamper-evident page cursors for keyset pagination. */
+import { LRUCache } from 'lru-cache';
 import { AnimalStoreError } from '../AnimalStoreError.js';
 import { fromBase64Url, toBase64Url } from '../base64url.js';
 import { equalInConstantTime, type Sha256, sha256Text } from '../digest.js';
@@ -36,7 +37,7 @@ export const createCursorCodec = (secret: string, sha256: Sha256): CursorCodec =
 
   // A cursor depends only on its position, and the same few positions (the end of the first
   // page, above all) are asked for again and again: keep the last ones made.
-  const made = new Map<string, string>();
+  const made = new LRUCache<string, string>({ max: 1024 });
 
   return {
     async encode({ after, status }) {
@@ -44,7 +45,6 @@ export const createCursorCodec = (secret: string, sha256: Sha256): CursorCodec =
       let cursor = made.get(payload);
       if (cursor === undefined) {
         cursor = `${toBase64Url(encoder.encode(payload))}.${toBase64Url(await seal(payload))}`;
-        if (made.size >= 1024) made.delete(made.keys().next().value!);
         made.set(payload, cursor);
       }
       return cursor;

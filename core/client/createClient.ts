@@ -13,7 +13,7 @@ import type { NewPetInput } from '../schemas/NewPet.js';
 import { Pet, Pets } from '../schemas/Pet.js';
 import { AnimalStoreClientError } from './AnimalStoreClientError.js';
 import { nextLink } from './nextLink.js';
-import { RevalidationCache } from './RevalidationCache.js';
+import { createRevalidationCache } from './RevalidationCache.js';
 import { readNextQuery } from './readNextQuery.js';
 import { DEFAULT_RETRY, delayBeforeRetry, isRetryableStatus, type RetryOptions, sleep } from './retryPolicy.js';
 
@@ -145,7 +145,7 @@ export const createClient = (options: ClientOptions): AnimalStoreClient => {
   const retry = options.retry === false ? { ...DEFAULT_RETRY, attempts: 1 } : { ...DEFAULT_RETRY, ...options.retry };
   const base = new URL(String(baseUrl).replace(/\/+$/, ''));
   const petsUrl = `${base.href.replace(/\/+$/, '')}/pets`;
-  const cache = revalidate ? new RevalidationCache() : undefined;
+  const cache = revalidate ? createRevalidationCache() : undefined;
 
   /**
    * Sends a request until it answers with a success (or 304), a failure that will not pass,
