@@ -1,4 +1,5 @@
 /** @module Opaque, tamper-evident page cursors for keyset pagination. */
+import { LRUCache } from 'lru-cache';
 import { AnimalStoreError } from '../AnimalStoreError.js';
 import { fromBase64Url, toBase64Url } from '../base64url.js';
 import { equalInConstantTime, type Sha256, sha256Text } from '../digest.js';
@@ -41,12 +42,8 @@ export const createCursorCodec = (secret: string, sha256: Sha256): CursorCodec =
   // the pages presents, a moment later, the very cursor just made for it: keep the way back
   // too, so a cursor this codec made or already checked is not sealed again. Equal text
   // means the same cursor, so nothing a client could forge passes this way.
-  const made = new Map<string, string>();
-  const known = new Map<string, CursorPosition>();
-  const keep = <K, V>(map: Map<K, V>, key: K, value: V) => {
-    if (map.size >= CURSORS_KEPT) map.delete(map.keys().next().value!);
-    map.set(key, value);
-  };
+  const made = new LRUCache<string, string>({ max: CURSORS_KEPT });
+  const known = new LRUCache<string, CursorPosition>({ max: CURSORS_KEPT });
 
   return {
     async encode({ after, status }) {
@@ -54,8 +51,8 @@ export const createCursorCodec = (secret: string, sha256: Sha256): CursorCodec =
       let cursor = made.get(payload);
       if (cursor === undefined) {
         cursor = `${toBase64Url(encoder.encode(payload))}.${toBase64Url(await seal(payload))}`;
-        keep(made, payload, cursor);
-        keep(known, cursor, Object.freeze({ after, status }));
+        made.set(payload, cursor);
+        known.set(cursor, Object.freeze({ after, status }));
       }
       return cursor;
     },
@@ -80,7 +77,7 @@ export const createCursorCodec = (secret: string, sha256: Sha256): CursorCodec =
       throw invalidCursor('is not a cursor this service made');
     }
     const position = Object.freeze({ after: Number(match[1]), status: cursorStatus });
-    keep(known, cursor, position);
+    known.set(cursor, position);
     return position;
   }
 };

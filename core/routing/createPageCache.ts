@@ -1,4 +1,5 @@
 /** @module The JSON text and ETag of list pages asked for again and again, kept while their animals are the same. */
+import { LRUCache } from 'lru-cache';
 import type { EntityTagger } from '../http/entityTags.js';
 import type { Pet } from '../schemas/Pet.js';
 import { isFixedPet, pageText } from './petText.js';
@@ -36,7 +37,7 @@ const samePets = (kept: readonly Pet[], pets: readonly Pet[]) => {
  * Any other page is joined from its animals' texts (`pageText`), tagged, and not kept.
  */
 export const createPageCache = (tagOf: EntityTagger): PageCache => {
-  const kept = new Map<string, KeptPage>();
+  const kept = new LRUCache<string, KeptPage>({ max: PAGES_KEPT });
   return async (pets, link) => {
     const key = `${pets[0]?.id ?? ''}:${pets.length}:${link ?? ''}`;
     const found = kept.get(key);
@@ -45,7 +46,6 @@ export const createPageCache = (tagOf: EntityTagger): PageCache => {
     const tagged = tagOf(text, link);
     const etag = typeof tagged === 'string' ? tagged : await tagged;
     if (pets.every(isFixedPet)) {
-      if (kept.size >= PAGES_KEPT && !kept.has(key)) kept.delete(kept.keys().next().value!);
       kept.set(key, { pets: [...pets], text, etag });
     }
     return { text, etag };
