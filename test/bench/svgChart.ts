@@ -1,5 +1,5 @@
 /**
- * @module A small SVG writer for the README chart: animal-store's throughput relative to
+ * @module A small SVG writer for the performance chart (docs/performance.md): animal-store's throughput relative to
  * bare `node:http` and to the `@whatwg-node/server` floor, two bars per workload, with the
  * floor's own place against bare, the target where issue 10 sets one, and json-server's
  * ratio as a figure. PostgreSQL's rows, which no reference has, are left to the table.
