@@ -8,7 +8,19 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/**/*.system.test.ts'] },
+        // In-process tests leave nothing behind them (they restore env stubs, timers and the
+        // umask themselves), so a process runs file after file without re-importing the
+        // modules for each, and two such processes keep both of a 2-core machine's cores busy
+        // (vitest's default is one fewer worker than cores). Forks, not threads: a worker
+        // thread may not change the umask, which the JSON-file storage's tests do.
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/**/*.system.test.ts'],
+          pool: 'forks',
+          isolate: false,
+          maxWorkers: 2,
+        },
       },
       {
         extends: true,

@@ -12,7 +12,7 @@ import { Readable } from 'node:stream';
 import type { ErrorRequestHandler, Request as ExpressRequest, RequestHandler } from 'express';
 import { MAX_BODY_BYTES } from '../core/http/readJsonBody.js';
 import { createPetService, type PetService, type PetServiceOptions } from '../core/index.js';
-import { type ErrorAnswer, writeErrorAnswer } from './node/ErrorAnswer.js';
+import { adapterErrorAnswer, writeErrorAnswer } from './node/ErrorAnswer.js';
 import { FIXED_ORIGIN, readRequestHead } from './node/readRequestHead.js';
 
 /** What a body parser that ran before us left behind, or `undefined` when it read nothing. */
@@ -77,12 +77,6 @@ const send = async (response: Response, res: Parameters<RequestHandler>[1]): Pro
   res.end(Buffer.from(await response.arrayBuffer()));
 };
 
-const INTERNAL_ERROR: ErrorAnswer = {
-  status: 500,
-  code: 'internal_error',
-  message: 'Something went wrong on our side; nothing was changed by the failure. Please try again.',
-};
-
 /** A body-parser error; `body` is the text it could not parse, when it got that far. */
 interface BodyParserError {
   type: string;
@@ -129,8 +123,12 @@ export const expressMiddleware = (options: PetServiceOptions | PetService): Expr
   const logger = typeof options === 'function' ? undefined : options.logger;
   const reportError = logger?.error ?? ((message: string, error: unknown) => console.error(message, error));
 
-  /** Answers with an Error the service never saw (a malformed head, a failure of our own), logged as the service would. */
-  const answer = (req: ExpressRequest, res: Parameters<RequestHandler>[1], errorAnswer: ErrorAnswer) => {
+  /**
+   * Answers with an Error the service never saw (a malformed head; anything but an
+   * AnimalStoreError, a failure of our own, is a bare 500), logged as the service would.
+   */
+  const answer = (req: ExpressRequest, res: Parameters<RequestHandler>[1], error: unknown) => {
+    const errorAnswer = adapterErrorAnswer(error);
     try {
       logger?.access?.({
         method: req.method,
@@ -161,7 +159,7 @@ export const expressMiddleware = (options: PetServiceOptions | PetService): Expr
       await send(await service(toWebRequest(req, head.pathAndQuery, replayed), { mountPath: req.baseUrl }), res);
     } catch (error) {
       reportError(`${req.method} ${req.originalUrl.split('?', 1)[0]!.slice(0, 200)} failed`, error);
-      answer(req, res, INTERNAL_ERROR);
+      answer(req, res, error);
     }
   };
 
@@ -192,8 +190,3 @@ export const expressMiddleware = (options: PetServiceOptions | PetService): Expr
 
   return [handle, replayParserError];
 };
-
-/** @deprecated Use `expressMiddleware`: "store" now names only the package. */
-export const animalStore = expressMiddleware;
-/** @deprecated Use `ExpressMiddleware`. */
-export type AnimalStoreMiddleware = ExpressMiddleware;

@@ -6,7 +6,10 @@
  * `export { default } from 'animal-store/fetch'` is a whole worker; keys come from
  * `ANIMAL_STORE_API_KEYS` (comma-separated). `createFetchHandler` is the explicit setup.
  */
+
+import { AnimalStoreError } from '../core/AnimalStoreError.js';
 import { generateApiKey, parseApiKeyList } from '../core/auth/apiKeys.js';
+import { errorResponse } from '../core/http/errorAnswer.js';
 import { createPetService, type PetService, type PetServiceOptions } from '../core/index.js';
 import { createMemoryStorage } from '../storage/createMemoryStorage.js';
 
@@ -28,8 +31,6 @@ export interface FetchHandler {
   fetch(request: Request): Promise<Response>;
   /** The service behind it, for its catalogue. */
   service: PetService;
-  /** @deprecated Use `service`. */
-  store: PetService;
 }
 
 /**
@@ -48,15 +49,9 @@ export const createFetchHandler = ({ mountPath, ...options }: FetchHandlerOption
   const fetch = (request: Request) =>
     service(request, context).catch((error: unknown) => {
       reportError(`${request.method} request failed`, error);
-      return Response.json(INTERNAL_ERROR, { status: 500, headers: { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' } });
+      return errorResponse(error);
     });
-  return { fetch, service, store: service };
-};
-
-const INTERNAL_ERROR = {
-  code: 'internal_error',
-  message: 'Something went wrong on our side; nothing was changed by the failure. Please try again.',
-  status: 500,
+  return { fetch, service };
 };
 
 /** Environment variables as Workers pass them (`env`) or Node-like runtimes expose them. */
@@ -67,16 +62,8 @@ let defaultHandler: FetchHandler | undefined;
 /** The answer while the default handler cannot be built (keys that are not keys): an Error body, the reason in the log. */
 const misconfigured = (reason: string): FetchHandler['fetch'] => {
   console.error(`animal-store: cannot serve: ${reason}`);
-  const body = JSON.stringify({
-    code: 'internal_error',
-    message: 'The service is not configured correctly; its log says why.',
-    status: 500,
-  });
-  return async () =>
-    new Response(body, {
-      status: 500,
-      headers: { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' },
-    });
+  const refusal = new AnimalStoreError('internal_error', 'The service is not configured correctly; its log says why.');
+  return async () => errorResponse(refusal);
 };
 
 /**

@@ -1,8 +1,8 @@
 /**
  * @module animal-store: the package root, for any runtime. The framework-agnostic core
- * (`createAnimalStore`, `createCatalogue`, the schemas, `AnimalStoreError`) plus the
+ * (`createPetService`, `createCatalogue`, the schemas, `AnimalStoreError`) plus the
  * in-memory storage, which needs no file system. The core itself never imports a storage;
- * this entry is where the two meet, so `import { createAnimalStore, createMemoryStorage }
+ * this entry is where the two meet, so `import { createPetService, createMemoryStorage }
  * from 'animal-store'` is all an embedding needs.
  *
  * Other entry points: `animal-store/node` (standalone server, JSON-file storage),

@@ -9,6 +9,11 @@ export interface AnimalStoreErrorOptions {
   headers?: Record<string, string>;
   /** The underlying error, kept for logs and never shown to a client. */
   cause?: unknown;
+  /**
+   * The HTTP status, when it is not the code's own: a server refusing headers too large
+   * answers 431 with `validation_failed`.
+   */
+  status?: number;
 }
 
 /**
@@ -19,7 +24,7 @@ export class AnimalStoreError extends Error {
   override readonly name = 'AnimalStoreError';
   /** The machine-readable code, one of the fixed set. */
   readonly code: ErrorCode;
-  /** The HTTP status this code travels with. */
+  /** The HTTP status this error travels with: its code's, unless given. */
   readonly status: number;
   /** One entry per validation problem, when the code is `validation_failed`. */
   readonly details: ErrorDetail[] | undefined;
@@ -29,7 +34,7 @@ export class AnimalStoreError extends Error {
   constructor(code: ErrorCode, message: string, options: AnimalStoreErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
-    this.status = ERROR_STATUS[code];
+    this.status = options.status ?? ERROR_STATUS[code];
     this.details = options.details;
     this.headers = options.headers ?? {};
   }

@@ -17,7 +17,6 @@ export type {
   RequestContext,
 } from './createPetService.js';
 export { createPetService } from './createPetService.js';
-export * from './deprecatedNames.js';
 export type { Sha256 } from './digest.js';
 export type { CorsOptions } from './http/cors.js';
 export { createOpenApiDocument, INTERFACE_VERSION } from './http/openApiDocument.js';

@@ -22,6 +22,11 @@ export type CliRequest =
 const oneLine = (message: string): string =>
   message
     .replace(/^error: /, '')
+    // A conflict (`.conflicts()`), said as the hand-written checks say theirs.
+    .replace(
+      /^option '(\S+)[^']*' cannot be used with (?:option '(\S+)[^']*'|environment variable '([^']+)')$/,
+      '$1 and $2$3 exclude each other; choose one',
+    )
     .replace(/\n\(Did you mean (.+)\?\)/, '; did you mean $1?')
     .replace(/\s*\n\s*/g, '; ');
 

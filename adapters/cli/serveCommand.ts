@@ -167,7 +167,11 @@ export const addServeCommand = (program: Command): Command => {
 
   serve.optionsGroup('Where the animals live:');
   serve
-    .option('--data <FILE>', `the JSON data file (default ${DEFAULT_DATA_FILE}); created, mode 0600, when missing`)
+    .addOption(
+      new Option('--data <FILE>', `the JSON data file (default ${DEFAULT_DATA_FILE}); created, mode 0600, when missing`).conflicts(
+        'memory',
+      ),
+    )
     .option('--memory', 'keep animals in memory only, lost when the server stops')
     .addOption(
       new Option(
@@ -300,7 +304,8 @@ const readStorage = (command: Command, flags: ServeFlags, file: string | undefin
   }
   const dataFile = file ?? flags.data;
   const fileFlag = file === undefined ? '--data' : `the data file ${JSON.stringify(file.slice(0, 40))}`;
-  if (flags.memory && dataFile !== undefined) throw new UsageError(`${fileFlag} and --memory exclude each other; choose one`);
+  // --data with --memory is commander's conflict; FILE, an argument, is not an option it knows.
+  if (flags.memory && file !== undefined) throw new UsageError(`${fileFlag} and --memory exclude each other; choose one`);
   if (flags.testMode && dataFile !== undefined) {
     throw new UsageError(`--test-mode keeps animals in memory only; it cannot be used with ${fileFlag}`);
   }

@@ -5,41 +5,40 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
+import { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import { SHED_CODE, TOO_MANY_CONNECTIONS } from './connectionRefusal.js';
 import { connectionState } from './connectionState.js';
-import { type ErrorAnswer, rawErrorAnswer, writeErrorAnswer } from './ErrorAnswer.js';
+import { adapterErrorAnswer, type ErrorAnswer, rawErrorAnswer, writeErrorAnswer } from './ErrorAnswer.js';
 
 /** How long a refused client may go on sending before its connection is cut. */
 const LINGER_MS = 1_000;
 
 /** The answer for a `clientError`, by Node's error code; `undefined` when the client is gone. */
-export const clientErrorAnswer = (code: string | undefined): ErrorAnswer | undefined => {
+export const clientErrorAnswer = (code: string | undefined): AnimalStoreError | undefined => {
   switch (code) {
     case 'ECONNRESET':
     case 'EPIPE':
       return undefined;
     case 'HPE_HEADER_OVERFLOW':
-      return {
-        status: 431,
-        code: 'validation_failed',
-        message: 'The request headers are larger than the server accepts (16 KiB in all); send fewer or shorter headers.',
-      };
+      return new AnimalStoreError(
+        'validation_failed',
+        'The request headers are larger than the server accepts (16 KiB in all); send fewer or shorter headers.',
+        { status: 431 },
+      );
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return { status: 413, code: 'payload_too_large', message: 'The chunk extensions of the request body are too large.' };
+      return new AnimalStoreError('payload_too_large', 'The chunk extensions of the request body are too large.');
     case SHED_CODE:
       return TOO_MANY_CONNECTIONS;
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return {
-        status: 408,
-        code: 'request_timeout',
-        message: 'The request did not arrive in time; send the whole request promptly, then try again.',
-      };
+      return new AnimalStoreError(
+        'request_timeout',
+        'The request did not arrive in time; send the whole request promptly, then try again.',
+      );
     default:
-      return {
-        status: 400,
-        code: 'validation_failed',
-        message: 'The request is not well-formed HTTP/1.1 (request line, headers or body framing); check what the client sends.',
-      };
+      return new AnimalStoreError(
+        'validation_failed',
+        'The request is not well-formed HTTP/1.1 (request line, headers or body framing); check what the client sends.',
+      );
   }
 };
 
@@ -76,11 +75,12 @@ export const createClientErrorListener =
   (error: Error & { code?: string }, socket: Socket): void => {
     if (answered.has(socket)) return;
     answered.add(socket);
-    const answer = clientErrorAnswer(error.code);
-    if (answer === undefined) {
+    const refusal = clientErrorAnswer(error.code);
+    if (refusal === undefined) {
       socket.destroy();
       return;
     }
+    const answer = adapterErrorAnswer(refusal);
     const state = connectionState(socket);
     const arriving = state.last && !state.last.req.complete ? state.last : undefined;
     if (arriving) {

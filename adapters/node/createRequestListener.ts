@@ -7,10 +7,12 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Request as ServerRequest } from '@whatwg-node/fetch';
+import { handleMaybePromise } from '@whatwg-node/promise-helpers';
 import { createCustomAbortControllerSignal, sendNodeResponse } from '@whatwg-node/server';
-import { chain, type MaybePromise } from '../../core/MaybePromise.js';
+import { AnimalStoreError } from '../../core/AnimalStoreError.js';
+import type { MaybePromise } from '../../core/MaybePromise.js';
 import { connectionState, trackAnswer } from './connectionState.js';
-import { type ErrorAnswer, writeErrorAnswer } from './ErrorAnswer.js';
+import { adapterErrorAnswer, writeErrorAnswer } from './ErrorAnswer.js';
 import { FIXED_ORIGIN, readRequestHead, targetPathAndQuery } from './readRequestHead.js';
 
 /** What the listener needs beyond the service. */
@@ -23,18 +25,12 @@ export interface RequestListenerOptions {
   reportError(message: string, error: unknown): void;
 }
 
-const tooManyPipelined = (max: number): ErrorAnswer => ({
-  status: 429,
-  code: 'rate_limited',
-  message: `More than ${max} requests were sent on one connection without waiting for their answers; read the answers, or open another connection.`,
-  headers: { 'retry-after': '1' },
-});
-
-const INTERNAL_ERROR: ErrorAnswer = {
-  status: 500,
-  code: 'internal_error',
-  message: 'Something went wrong on our side; nothing was changed by the failure. Please try again.',
-};
+const tooManyPipelined = (max: number) =>
+  new AnimalStoreError(
+    'rate_limited',
+    `More than ${max} requests were sent on one connection without waiting for their answers; read the answers, or open another connection.`,
+    { headers: { 'retry-after': '1' } },
+  );
 
 /**
  * Stops reading a refused connection: it closes once the answers it is owed are sent.
@@ -94,7 +90,9 @@ export const createRequestListener = (
 ): RequestListener => {
   const { maxPipelinedRequests, logAnswer, reportError } = options;
 
-  const answer = (req: IncomingMessage, res: ServerResponse, errorAnswer: ErrorAnswer) => {
+  /** Answers with the Error answer of `error` (a bare 500 for anything but an AnimalStoreError). */
+  const answer = (req: IncomingMessage, res: ServerResponse, error: unknown) => {
+    const errorAnswer = adapterErrorAnswer(error);
     logAnswer(req.method ?? '', logPath(req.url), errorAnswer.status);
     writeErrorAnswer(req, res, errorAnswer);
   };
@@ -127,19 +125,23 @@ export const createRequestListener = (
       request = toWebRequest(req, res, head.pathAndQuery);
     } catch (error) {
       reportError(`${req.method} ${logPath(req.url)} could not be read`, error);
-      answer(req, res, INTERNAL_ERROR);
+      answer(req, res, error);
       return;
     }
     const failed = (error: unknown) => {
       reportError(`${req.method} ${logPath(req.url)} failed`, error);
-      answer(req, res, INTERNAL_ERROR);
+      answer(req, res, error);
     };
-    // An answer made at once is written at once, before node:http's callback returns.
-    try {
-      const sent = chain(service(request), (response) => sendNodeResponse(response, res, req, true));
-      if (sent instanceof Promise) sent.catch(failed);
-    } catch (error) {
-      failed(error);
-    }
+    // An answer made at once is written at once, before node:http's callback returns; a
+    // failure of the service or of the writing, at once or later, is a bare 500.
+    handleMaybePromise(
+      () =>
+        handleMaybePromise(
+          () => service(request),
+          (response) => sendNodeResponse(response, res, req, true),
+        ),
+      () => undefined,
+      failed,
+    );
   };
 };

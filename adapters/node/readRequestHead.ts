@@ -3,13 +3,14 @@
  * request target for that: the Host header names the server, never the path.
  */
 import { isIPv6 } from 'node:net';
-import { type ErrorAnswer, validationFailed } from './ErrorAnswer.js';
+import type { AnimalStoreError } from '../../core/AnimalStoreError.js';
+import { validationFailed } from './ErrorAnswer.js';
 
 /** The origin every Request handed to the service is built on: only its path and query are the client's. */
 export const FIXED_ORIGIN = 'http://localhost';
 
 /** A request head that can be served: the path and query of its target, always starting with `/`. */
-export type RequestHead = { pathAndQuery: string; answer?: undefined } | { pathAndQuery?: undefined; answer: ErrorAnswer };
+export type RequestHead = { pathAndQuery: string; answer?: undefined } | { pathAndQuery?: undefined; answer: AnimalStoreError };
 
 // RFC 3986 reg-name (which covers IPv4 addresses): unreserved, sub-delims and %XX escapes only.
 const REG_NAME = /^(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;

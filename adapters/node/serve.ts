@@ -123,8 +123,6 @@ export interface AnimalStoreServer {
   port: number;
   /** The service, for in-process calls beside HTTP (`server.service.catalogue`). */
   service: PetService;
-  /** @deprecated Use `service`. */
-  store: PetService;
   /** The underlying `node:http` server. */
   server: Server;
   /** Stops accepting, lets in-flight requests finish, then closes the storage. */
@@ -294,7 +292,6 @@ export const serve = async (options: ServeOptions): Promise<AnimalStoreServer> =
     url: `${formatOrigin(host, bound)}${(options.basePath ?? '/v1').replace(/\/+$/, '')}`,
     port: bound,
     service,
-    store: service,
     server,
     close,
   };

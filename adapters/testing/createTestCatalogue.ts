@@ -21,8 +21,6 @@ export interface TestCatalogueOptions extends Partial<Omit<PetServiceOptions, 's
 export interface TestCatalogue {
   /** The service: a fetch-style handler, to mount with any adapter (`expressMiddleware(service)`). */
   service: PetService;
-  /** @deprecated Use `service`. */
-  store: PetService;
   /** The in-process catalogue over the same animals. */
   catalogue: Catalogue;
   /**
@@ -108,7 +106,6 @@ export const createTestCatalogue = (options: TestCatalogueOptions = {}): TestCat
 
   return {
     service,
-    store: service,
     catalogue: service.catalogue,
     storage,
     apiKey: keys[0]!,

@@ -13,9 +13,7 @@ export interface NextPageQuery {
 /** One page of animals and, when more remain, how to ask for the next one. */
 export interface PetPage {
   pets: Pet[];
-  /** Pass as `cursor` to `listPets` for the next page; absent on the last page. */
-  nextCursor?: string;
-  /** The whole query of the next page (`limit`, `status`, `cursor`); absent on the last page. */
+  /** The whole query of the next page (`limit`, `status`, `cursor`): pass it to `listPets`; absent on the last page. */
   next?: NextPageQuery;
 }
 

@@ -1,12 +1,13 @@
 /** @module The in-process catalogue: list, create and get animals, with no HTTP in between. */
+import { handleMaybePromise } from '@whatwg-node/promise-helpers';
 import { AnimalStoreError } from '../AnimalStoreError.js';
 import { type Sha256, webCryptoSha256 } from '../digest.js';
-import { chain, type MaybePromise } from '../MaybePromise.js';
+import type { MaybePromise } from '../MaybePromise.js';
 import type { PetStorage } from '../PetStorage.js';
 import { ListQuery } from '../schemas/ListQuery.js';
 import type { Pet } from '../schemas/Pet.js';
 import { validate } from '../validate.js';
-import type { Catalogue, PetsQuery } from './Catalogue.js';
+import type { Catalogue, NextPageQuery, PetsQuery } from './Catalogue.js';
 import { createPetCreation, DEFAULT_IDEMPOTENCY_KEY_LIFETIME_SECONDS, type PetCreation } from './createPetCreation.js';
 import { createCursorCodec } from './cursor.js';
 import { checkPetId } from './petId.js';
@@ -54,7 +55,7 @@ export interface CatalogueParts {
   /** The creation step, which tells the route of replays. */
   creation: PetCreation;
   /** getPet, answering at once when the storage does (the catalogue's own always answers a promise). */
-  findPet(id: number): MaybePromise<Pet>;
+  getPet(id: number): MaybePromise<Pet>;
 }
 
 /** The catalogue, and the steps its HTTP routes are built on. */
@@ -80,18 +81,22 @@ export const buildCatalogue = ({
     const pets = await storage.list({ after, limit: limit + 1, status });
     if (pets.length <= limit) return { pets };
     pets.length = limit;
-    const nextCursor = await cursors.encode({ after: pets[limit - 1]!.id, status });
-    return { pets, nextCursor, next: status === undefined ? { limit, cursor: nextCursor } : { limit, status, cursor: nextCursor } };
+    const next: NextPageQuery = { limit, cursor: await cursors.encode({ after: pets[limit - 1]!.id, status }) };
+    if (status !== undefined) next.status = status;
+    return { pets, next };
   };
 
   const pages: Catalogue['pages'] = (query) => walkPages(listPets, query);
 
-  const findPet = (id: number): MaybePromise<Pet> => {
+  const getPet = (id: number): MaybePromise<Pet> => {
     checkPetId(id);
-    return chain(id >= 1 ? storage.get(id) : undefined, (pet) => {
-      if (!pet) throw new AnimalStoreError('not_found', `No animal has the id ${id}.`);
-      return pet;
-    });
+    return handleMaybePromise(
+      () => (id >= 1 ? storage.get(id) : undefined),
+      (pet) => {
+        if (!pet) throw new AnimalStoreError('not_found', `No animal has the id ${id}.`);
+        return pet;
+      },
+    );
   };
 
   const catalogue: Catalogue = {
@@ -104,7 +109,7 @@ export const buildCatalogue = ({
       const key = options?.idempotencyKey;
       return (await creation.create(newPet, key === undefined ? undefined : { key, scope: IN_PROCESS_SCOPE })).pet;
     },
-    getPet: async (id) => findPet(id),
+    getPet: async (id) => getPet(id),
   };
-  return { catalogue, creation, findPet };
+  return { catalogue, creation, getPet };
 };

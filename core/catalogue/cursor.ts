@@ -1,4 +1,5 @@
 /** @module Opaque, tamper-evident page cursors for keyset pagination. */
+import { LRUCache } from 'lru-cache';
 import { AnimalStoreError } from '../AnimalStoreError.js';
 import { fromBase64Url, toBase64Url } from '../base64url.js';
 import { equalInConstantTime, type Sha256, sha256Text } from '../digest.js';
@@ -18,6 +19,8 @@ export interface CursorCodec {
 
 const encoder = new TextEncoder();
 const SEAL_BYTES = 12;
+/** How many cursors are kept each way: a walk of pages, and the first pages of each filter, fit. */
+const CURSORS_KEPT = 1024;
 const PAYLOAD = /^1:([1-9][0-9]{0,15}):([a-z]*)$/;
 
 const invalidCursor = (reason: string) =>
@@ -35,8 +38,12 @@ export const createCursorCodec = (secret: string, sha256: Sha256): CursorCodec =
   const seal = async (payload: string) => (await sha256Text(sha256, `${secret}\u0000${payload}`)).subarray(0, SEAL_BYTES);
 
   // A cursor depends only on its position, and the same few positions (the end of the first
-  // page, above all) are asked for again and again: keep the last ones made.
-  const made = new Map<string, string>();
+  // page, above all) are asked for again and again: keep the last ones made. A client walking
+  // the pages presents, a moment later, the very cursor just made for it: keep the way back
+  // too, so a cursor this codec made or already checked is not sealed again. Equal text
+  // means the same cursor, so nothing a client could forge passes this way.
+  const made = new LRUCache<string, string>({ max: CURSORS_KEPT });
+  const known = new LRUCache<string, CursorPosition>({ max: CURSORS_KEPT });
 
   return {
     async encode({ after, status }) {
@@ -44,25 +51,33 @@ export const createCursorCodec = (secret: string, sha256: Sha256): CursorCodec =
       let cursor = made.get(payload);
       if (cursor === undefined) {
         cursor = `${toBase64Url(encoder.encode(payload))}.${toBase64Url(await seal(payload))}`;
-        if (made.size >= 1024) made.delete(made.keys().next().value!);
         made.set(payload, cursor);
+        known.set(cursor, Object.freeze({ after, status }));
       }
       return cursor;
     },
     async decode(cursor, status) {
-      const [payloadPart, sealPart, ...rest] = cursor.length <= 128 ? cursor.split('.') : [];
-      const payloadBytes = payloadPart === undefined ? undefined : fromBase64Url(payloadPart);
-      const presentedSeal = sealPart === undefined ? undefined : fromBase64Url(sealPart);
-      if (!payloadBytes || !presentedSeal || rest.length > 0) throw invalidCursor('is not a cursor this service made');
-      const payload = String.fromCharCode(...payloadBytes);
-      if (!equalInConstantTime(presentedSeal, await seal(payload))) throw invalidCursor('is not a cursor this service made');
-      const match = PAYLOAD.exec(payload);
-      const cursorStatus = match?.[2] === '' ? undefined : (match?.[2] as PetStatus | undefined);
-      if (!match || (cursorStatus !== undefined && !PET_STATUSES.includes(cursorStatus))) {
-        throw invalidCursor('is not a cursor this service made');
-      }
-      if (cursorStatus !== status) throw invalidCursor('was made for a different status filter');
-      return { after: Number(match[1]), status: cursorStatus };
+      const position = known.get(cursor) ?? (await unseal(cursor));
+      if (position.status !== status) throw invalidCursor('was made for a different status filter');
+      return position;
     },
   };
+
+  /** Checks the seal of a cursor not seen lately, and keeps it once it holds. */
+  async function unseal(cursor: string): Promise<CursorPosition> {
+    const [payloadPart, sealPart, ...rest] = cursor.length <= 128 ? cursor.split('.') : [];
+    const payloadBytes = payloadPart === undefined ? undefined : fromBase64Url(payloadPart);
+    const presentedSeal = sealPart === undefined ? undefined : fromBase64Url(sealPart);
+    if (!payloadBytes || !presentedSeal || rest.length > 0) throw invalidCursor('is not a cursor this service made');
+    const payload = String.fromCharCode(...payloadBytes);
+    if (!equalInConstantTime(presentedSeal, await seal(payload))) throw invalidCursor('is not a cursor this service made');
+    const match = PAYLOAD.exec(payload);
+    const cursorStatus = match?.[2] === '' ? undefined : (match?.[2] as PetStatus | undefined);
+    if (!match || (cursorStatus !== undefined && !PET_STATUSES.includes(cursorStatus))) {
+      throw invalidCursor('is not a cursor this service made');
+    }
+    const position = Object.freeze({ after: Number(match[1]), status: cursorStatus });
+    known.set(cursor, position);
+    return position;
+  }
 };

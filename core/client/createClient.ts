@@ -6,14 +6,15 @@
 import * as v from 'valibot';
 import { toBase64Url } from '../base64url.js';
 import type { Catalogue, CreatePetOptions, PetPage, PetsQuery } from '../catalogue/Catalogue.js';
+import { writeListQuery } from '../catalogue/writeListQuery.js';
 import { ErrorBody } from '../schemas/ErrorBody.js';
 import type { ListQueryInput } from '../schemas/ListQuery.js';
 import type { NewPetInput } from '../schemas/NewPet.js';
 import { Pet, Pets } from '../schemas/Pet.js';
-import type { PetStatus } from '../schemas/PetStatus.js';
 import { AnimalStoreClientError } from './AnimalStoreClientError.js';
 import { nextLink } from './nextLink.js';
-import { RevalidationCache } from './RevalidationCache.js';
+import { createRevalidationCache } from './RevalidationCache.js';
+import { readNextQuery } from './readNextQuery.js';
 import { DEFAULT_RETRY, delayBeforeRetry, isRetryableStatus, type RetryOptions, sleep } from './retryPolicy.js';
 
 /** How to reach the service, and how patiently. */
@@ -159,7 +160,7 @@ export const createClient = (options: ClientOptions): AnimalStoreClient => {
   const retry = options.retry === false ? { ...DEFAULT_RETRY, attempts: 1 } : { ...DEFAULT_RETRY, ...options.retry };
   const base = new URL(String(baseUrl).replace(/\/+$/, ''));
   const petsUrl = `${base.href.replace(/\/+$/, '')}/pets`;
-  const cache = revalidate ? new RevalidationCache() : undefined;
+  const cache = revalidate ? createRevalidationCache() : undefined;
 
   /**
    * Sends a request until it answers with a success (or 304), a failure that will not pass,
@@ -221,11 +222,11 @@ export const createClient = (options: ClientOptions): AnimalStoreClient => {
   };
 
   /** Fetches one page at a URL; the next page's URL comes from the Link header, same origin only. */
-  const page = async (url: string, callOptions?: CallOptions): Promise<{ pets: Pet[]; next: URL | undefined }> => {
+  const page = async (url: string, callOptions?: CallOptions): Promise<{ pets: Pet[]; next: URL | undefined; status: number }> => {
     const { value, link, status } = await getJson(url, callOptions);
     const pets = expect(Pets, value, 'a list of animals', status);
     const target = nextLink(link);
-    if (target === undefined) return { pets, next: undefined };
+    if (target === undefined) return { pets, next: undefined, status };
     const next = new URL(target, base);
     // The API key goes wherever the link points: never to another origin.
     if (next.origin !== base.origin) {
@@ -235,15 +236,11 @@ export const createClient = (options: ClientOptions): AnimalStoreClient => {
         message: `The next-page link points to another origin (${next.origin}); not following it.`,
       });
     }
-    return { pets, next };
+    return { pets, next, status };
   };
 
   const listUrl = (query: ListQueryInput): string => {
-    const params = new URLSearchParams();
-    if (query.limit !== undefined) params.set('limit', String(query.limit));
-    if (query.status !== undefined) params.set('status', query.status);
-    if (query.cursor !== undefined) params.set('cursor', query.cursor);
-    const search = params.toString();
+    const search = writeListQuery(query).toString();
     return search === '' ? petsUrl : `${petsUrl}?${search}`;
   };
 
@@ -258,12 +255,9 @@ export const createClient = (options: ClientOptions): AnimalStoreClient => {
 
   return {
     async listPets(query = {}, callOptions) {
-      const { pets, next } = await page(listUrl(query), callOptions);
-      const nextCursor = next?.searchParams.get('cursor') ?? undefined;
-      if (next === undefined || nextCursor === undefined) return { pets };
-      const limit = Number(next.searchParams.get('limit') ?? query.limit ?? 20);
-      const status = (next.searchParams.get('status') ?? undefined) as PetStatus | undefined;
-      return { pets, nextCursor, next: status === undefined ? { limit, cursor: nextCursor } : { limit, status, cursor: nextCursor } };
+      const { pets, next, status } = await page(listUrl(query), callOptions);
+      const nextQuery = next === undefined ? undefined : readNextQuery(next, status);
+      return nextQuery === undefined ? { pets } : { pets, next: nextQuery };
     },
 
     pages,

@@ -1,5 +1,6 @@
 /** @module Makes every answer of the service, and is the one place any error becomes an Error answer. */
-import { AnimalStoreError, isAnimalStoreError } from '../AnimalStoreError.js';
+import { isAnimalStoreError } from '../AnimalStoreError.js';
+import { errorAnswerOf } from './errorAnswer.js';
 import { withHeaders } from './withHeaders.js';
 
 /** Reports an unexpected error to the operator; never to the client. */
@@ -28,15 +29,11 @@ export interface ResponderOptions {
   bodies?: boolean;
 }
 
-/** Seconds a client is asked to wait before retrying a 503, when the error names no other time. */
-export const DEFAULT_RETRY_AFTER_SECONDS = 1;
-
 const encoder = new TextEncoder();
 
 // The headers every answer carries. Successes may be stored by the caller's own cache only,
 // and revalidated before each use (ETags make that cheap); errors are never stored.
 const SUCCESS = { 'content-type': 'application/json', 'cache-control': 'private, no-cache', 'x-content-type-options': 'nosniff' };
-const FAILURE = { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
 const NOT_MODIFIED = { 'cache-control': 'private, no-cache', 'x-content-type-options': 'nosniff' };
 const NOSNIFF = { 'x-content-type-options': 'nosniff' };
 
@@ -57,8 +54,7 @@ export const createResponder = (
     headers['content-length'] = String(typeof content === 'string' ? encoder.encode(content).byteLength : content.byteLength);
     return new ResponseClass(null, { status, headers });
   };
-  const jsonText: Responder['jsonText'] = (status, text, headers) =>
-    send(status, text, withHeaders(status < 400 ? SUCCESS : FAILURE, headers));
+  const jsonText: Responder['jsonText'] = (status, text, headers) => send(status, text, withHeaders(SUCCESS, headers));
   const json: Responder['json'] = (status, body, headers) => jsonText(status, JSON.stringify(body), headers);
 
   return {
@@ -66,19 +62,11 @@ export const createResponder = (
     jsonText,
     notModified: (headers) => new ResponseClass(null, { status: 304, headers: withHeaders(NOT_MODIFIED, headers) }),
     body: (status, content, headers) => send(status, content, withHeaders(NOSNIFF, headers)),
-    /**
-     * Known errors keep their code, message and headers; anything else is logged and
-     * becomes a bare 500 whose message tells nothing of the internals. Every 503 says when
-     * to try again.
-     */
+    /** The one Error answer (`errorAnswerOf`); an error that is not an AnimalStoreError is reported first. */
     error(error, context, headers) {
-      const known = isAnimalStoreError(error)
-        ? error
-        : new AnimalStoreError('internal_error', 'Something went wrong on our side; nothing was changed by the failure. Please try again.');
       if (!isAnimalStoreError(error)) report(`${context} failed`, error);
-      const answer = withHeaders(known.headers, headers);
-      if (known.status === 503) answer['retry-after'] ??= String(DEFAULT_RETRY_AFTER_SECONDS);
-      return json(known.status, known.toJSON(), answer);
+      const answer = errorAnswerOf(error, headers);
+      return send(answer.status, answer.body, answer.headers);
     },
   };
 };

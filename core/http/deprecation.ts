@@ -1,4 +1,5 @@
 /** @module The deprecated getPet operation: its headers, and when it goes away. */
+import { LRUCache } from 'lru-cache';
 
 /** 1 December 2025, as an RFC 9745 structured date (seconds since the epoch). */
 export const DEPRECATION = '@1764547200';
@@ -10,7 +11,7 @@ export const SUNSET = 'Thu, 05 Dec 2030 00:00:00 GMT';
 export const SUNSET_TIME = Date.parse(SUNSET);
 
 /** The headers of each base, made once rather than at every getPet call. */
-const headersOfBase = new Map<string, Readonly<Record<string, string>>>();
+const headersOfBase = new LRUCache<string, Readonly<Record<string, string>>>({ max: 64 });
 
 /**
  * The headers of every getPet answer after authentication, success or error: when it was
@@ -25,7 +26,6 @@ export const deprecationHeaders = (base: string): Readonly<Record<string, string
       link: `<${base}/pets>; rel="successor-version", <${base}/docs#deprecation>; rel="deprecation"; type="text/html"`,
     });
     // One base per service, or one per mount path it is mounted at: a few. Bounded all the same.
-    if (headersOfBase.size >= 64) headersOfBase.clear();
     headersOfBase.set(base, headers);
   }
   return headers;

@@ -1,6 +1,8 @@
 /** @module The JSON text and ETag of list pages asked for again and again, kept while their animals are the same. */
+import { LRUCache } from 'lru-cache';
 import type { EntityTagger } from '../http/entityTags.js';
 import type { Pet } from '../schemas/Pet.js';
+import { isFixedPet, pageText } from './petText.js';
 
 /** A page's body and its entity tag. */
 export interface PageAnswer {
@@ -18,9 +20,6 @@ interface KeptPage extends PageAnswer {
   pets: readonly Pet[];
 }
 
-/** An animal whose JSON can never change: a plain object, frozen (its values are numbers and strings). */
-const isFixed = (pet: Pet) => Object.isFrozen(pet) && Object.getPrototypeOf(pet) === Object.prototype;
-
 /** Whether two pages hold the very same animal objects, in the same order. */
 const samePets = (kept: readonly Pet[], pets: readonly Pet[]) => {
   if (kept.length !== pets.length) return false;
@@ -35,19 +34,18 @@ const samePets = (kept: readonly Pet[], pets: readonly Pet[]) => {
  * length and its Link, and given again only when the storage hands over the very same
  * animal objects, all frozen plain objects (as the memory and JSON-file storages keep them):
  * those cannot have changed, and a storage that reloads an edited file hands over new ones.
- * Any other page is serialised and tagged as before, and not kept.
+ * Any other page is joined from its animals' texts (`pageText`), tagged, and not kept.
  */
 export const createPageCache = (tagOf: EntityTagger): PageCache => {
-  const kept = new Map<string, KeptPage>();
+  const kept = new LRUCache<string, KeptPage>({ max: PAGES_KEPT });
   return async (pets, link) => {
     const key = `${pets[0]?.id ?? ''}:${pets.length}:${link ?? ''}`;
     const found = kept.get(key);
     if (found !== undefined && samePets(found.pets, pets)) return found;
-    const text = JSON.stringify(pets);
+    const text = pageText(pets);
     const tagged = tagOf(text, link);
     const etag = typeof tagged === 'string' ? tagged : await tagged;
-    if (pets.every(isFixed)) {
-      if (kept.size >= PAGES_KEPT && !kept.has(key)) kept.delete(kept.keys().next().value!);
+    if (pets.every(isFixedPet)) {
       kept.set(key, { pets: [...pets], text, etag });
     }
     return { text, etag };

@@ -1,16 +1,19 @@
 /** @module The three operations of the interface, as HTTP handlers over the catalogue. */
+import { handleMaybePromise } from '@whatwg-node/promise-helpers';
 import { AnimalStoreError } from '../AnimalStoreError.js';
 import type { Catalogue } from '../catalogue/Catalogue.js';
 import type { CatalogueParts } from '../catalogue/createCatalogue.js';
 import type { PetCreation } from '../catalogue/createPetCreation.js';
 import { parsePetId } from '../catalogue/petId.js';
+import { writeListQuery } from '../catalogue/writeListQuery.js';
 import { type EntityTagger, ifNoneMatchHolds } from '../http/entityTags.js';
 import { readIdempotencyKey } from '../http/readIdempotencyKey.js';
 import { readJsonBody } from '../http/readJsonBody.js';
 import { withHeaders } from '../http/withHeaders.js';
-import { chain } from '../MaybePromise.js';
+import type { Pet } from '../schemas/Pet.js';
 import { createPageCache, type PageAnswer } from './createPageCache.js';
 import type { RouteHandler } from './createRouter.js';
+import { keepForPet, petText } from './petText.js';
 import type { RouteContext } from './RouteContext.js';
 
 /** A 200 with its strong ETag, or a 304 when the client's copy (If-None-Match) is current. */
@@ -25,11 +28,8 @@ export const listPetsRoute = (catalogue: Catalogue, tagOf: EntityTagger): RouteH
   const pageAnswer = createPageCache(tagOf);
   return async (context) => {
     const { pets, next } = await catalogue.listPets(context.url.searchParams);
-    // The query the catalogue obeyed; every part is URL-safe as it stands (digits, a status word, base64url).
-    const link =
-      next === undefined
-        ? undefined
-        : `<${context.base}/pets?limit=${next.limit}${next.status === undefined ? '' : `&status=${next.status}`}&cursor=${next.cursor}>; rel="next"`;
+    // The query the catalogue obeyed, written as the client will read it.
+    const link = next === undefined ? undefined : `<${context.base}/pets?${writeListQuery(next)}>; rel="next"`;
     return answerWithTag(context, await pageAnswer(pets, link), link);
   };
 };
@@ -68,16 +68,30 @@ export const createPetRoute =
 
 /**
  * GET {base}/pets/{petId}: one animal, with the route's deprecation headers; answered at
- * once when the storage and the hash answer at once.
+ * once when the storage and the hash answer at once. A frozen animal's text and tag are
+ * kept (it cannot change; `keepForPet` bounds how many), so asking again hashes nothing.
  */
-export const getPetRoute =
-  (findPet: CatalogueParts['findPet'], tagOf: EntityTagger): RouteHandler =>
-  (context) => {
+export const getPetRoute = (getPet: CatalogueParts['getPet'], tagOf: EntityTagger): RouteHandler => {
+  const answers = new Map<Pet, PageAnswer>();
+  return (context) => {
     const petId = context.petId ?? '';
     const id = parsePetId(petId);
     if (id === undefined) throw new AnimalStoreError('not_found', `No animal has the id ${petId}.`);
-    return chain(findPet(id), (pet) => {
-      const text = JSON.stringify(pet);
-      return chain(tagOf(text), (etag) => answerWithTag(context, { text, etag }));
-    });
+    return handleMaybePromise(
+      () => getPet(id),
+      (pet) => {
+        const kept = answers.get(pet);
+        if (kept !== undefined) return answerWithTag(context, kept);
+        const text = petText(pet);
+        return handleMaybePromise(
+          () => tagOf(text),
+          (etag) => {
+            const answer = { text, etag };
+            keepForPet(answers, pet, answer);
+            return answerWithTag(context, answer);
+          },
+        );
+      },
+    );
   };
+};

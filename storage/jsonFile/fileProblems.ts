@@ -9,10 +9,12 @@ import { systemErrorReason } from './systemErrorReason.js';
  */
 export const problemOf = (name: string, error: unknown): DataFileError => {
   if (error instanceof DataFileError && error.problem !== undefined) {
+    // The same problem said for a file in use: it takes the place of the reading's error
+    // (and its cause), rather than wrapping it, so the problem is one error deep.
     return new DataFileError(
       name,
       `The data file ${name} was changed by someone else and cannot be used: ${error.problem}. Creates are refused until it is repaired; reads serve its last valid content.`,
-      { cause: error, problem: error.problem },
+      { cause: error.cause, problem: error.problem },
     );
   }
   if (error instanceof DataFileError) return error;

@@ -7,10 +7,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterEach, beforeEach, describe } from 'vitest';
-import { animalStore } from '../../adapters/express.js';
+import { expressMiddleware } from '../../adapters/express.js';
 import { createFetchHandler } from '../../adapters/fetch.js';
 import { serve } from '../../adapters/node.js';
-import type { AnimalStoreOptions } from '../../core/index.js';
+import type { PetServiceOptions } from '../../core/index.js';
 import { createMemoryStorage } from '../../storage/createMemoryStorage.js';
 
 export const KEY = 'adapter-suite-key';
@@ -31,7 +31,7 @@ export interface RunningAdapter {
 /** How to start an adapter around the service's options. */
 export interface AdapterImplementation {
   name: string;
-  start(options: AnimalStoreOptions): Promise<RunningAdapter>;
+  start(options: PetServiceOptions): Promise<RunningAdapter>;
 }
 
 const listen = async (server: Server): Promise<string> => {
@@ -50,7 +50,8 @@ const overHttp = (origin: string, mountPath: string) => ({
   requestUrl: (pathFromOrigin: string, init?: RequestInit) => fetch(`${origin}${pathFromOrigin}`, init),
 });
 
-export const implementations: AdapterImplementation[] = [
+/** The adapters that need a socket: the servers, and a fetch handler behind a node:http bridge. */
+export const overSockets: AdapterImplementation[] = [
   {
     name: 'standalone server (animal-store/node serve, port 0)',
     async start(options) {
@@ -66,7 +67,7 @@ export const implementations: AdapterImplementation[] = [
       app.use(express.json());
       app.get('/hello', (_req, res) => void res.json({ hello: 'world' }));
       app.post('/echo', (req, res) => void res.json({ received: req.body as unknown }));
-      app.use('/catalogue', animalStore(options));
+      app.use('/catalogue', expressMiddleware(options));
       app.use((_req, res) => void res.status(404).type('text/plain').send('app 404'));
       const server = createServer(app);
       const origin = await listen(server);
@@ -75,19 +76,6 @@ export const implementations: AdapterImplementation[] = [
         ...overHttp(origin, '/catalogue'),
         app: { request: (path, init) => fetch(`${origin}${path}`, init) },
         close: () => closeServer(server),
-      };
-    },
-  },
-  {
-    name: 'fetch handler (animal-store/fetch), called directly',
-    async start(options) {
-      const handler = createFetchHandler(options);
-      const origin = 'http://worker.test';
-      return {
-        mountPath: '',
-        request: (path, init) => handler.fetch(new Request(`${origin}${path}`, init)),
-        requestUrl: (path, init) => handler.fetch(new Request(`${origin}${path}`, init)),
-        close: async () => {},
       };
     },
   },
@@ -103,11 +91,32 @@ export const implementations: AdapterImplementation[] = [
   },
 ];
 
+/** The adapters answered in process, without a socket. */
+export const inProcess: AdapterImplementation[] = [
+  {
+    name: 'fetch handler (animal-store/fetch), called directly',
+    async start(options) {
+      const handler = createFetchHandler(options);
+      const origin = 'http://worker.test';
+      return {
+        mountPath: '',
+        request: (path, init) => handler.fetch(new Request(`${origin}${path}`, init)),
+        requestUrl: (path, init) => handler.fetch(new Request(`${origin}${path}`, init)),
+        close: async () => {},
+      };
+    },
+  },
+];
+
 /**
  * Declares the suite once per adapter. `body` receives a getter for the running adapter,
  * started fresh (empty catalogue, one key) before each test and closed after it.
  */
-export const describeEachAdapter = (title: string, body: (adapter: () => RunningAdapter) => void) => {
+export const describeEachAdapter = (
+  implementations: AdapterImplementation[],
+  title: string,
+  body: (adapter: () => RunningAdapter) => void,
+) => {
   for (const implementation of implementations) {
     describe(`${title} — ${implementation.name}`, () => {
       let running: RunningAdapter | undefined;

@@ -1,6 +1,6 @@
 /** @module The in-process catalogue, as the package root exports it: no HTTP, same types and errors. */
 import { describe, expect, it } from 'vitest';
-import { AnimalStoreError, createAnimalStore, createCatalogue, createMemoryStorage, isAnimalStoreError } from '../../adapters/index.js';
+import { AnimalStoreError, createCatalogue, createMemoryStorage, createPetService, isAnimalStoreError } from '../../adapters/index.js';
 
 /** Expects a promise to fail with an AnimalStoreError and answers it. */
 const failureOf = async (promise: Promise<unknown>): Promise<AnimalStoreError> => {
@@ -18,8 +18,8 @@ describe('createCatalogue from the package root', () => {
     for (const name of ['A', 'B', 'C']) await catalogue.createPet({ name, categoryId: 1, status: name === 'B' ? 'sold' : undefined });
     const first = await catalogue.listPets({ limit: 2 });
     expect(first.pets.map((pet) => pet.name)).toEqual(['A', 'B']);
-    const second = await catalogue.listPets({ limit: 2, cursor: first.nextCursor! });
-    expect(second).toEqual({ pets: [{ id: 3, name: 'C', categoryId: 1, status: 'available' }], nextCursor: undefined });
+    const second = await catalogue.listPets({ limit: 2, cursor: first.next!.cursor });
+    expect(second).toEqual({ pets: [{ id: 3, name: 'C', categoryId: 1, status: 'available' }] });
     const pages: string[][] = [];
     for await (const page of catalogue.pages({ limit: 1, status: 'available' })) pages.push(page.map((pet) => pet.name));
     expect(pages).toEqual([['A'], ['C']]);
@@ -41,9 +41,9 @@ describe('createCatalogue from the package root', () => {
   });
 
   it('is the same catalogue the HTTP handler serves', async () => {
-    const store = createAnimalStore({ storage: createMemoryStorage(), keys: ['test-key-0123456789'] });
-    await store.catalogue.createPet({ name: 'Rex', categoryId: 1 });
-    const response = await store(new Request('http://in.process/v1/pets', { headers: { authorization: 'Bearer test-key-0123456789' } }));
+    const service = createPetService({ storage: createMemoryStorage(), keys: ['test-key-0123456789'] });
+    await service.catalogue.createPet({ name: 'Rex', categoryId: 1 });
+    const response = await service(new Request('http://in.process/v1/pets', { headers: { authorization: 'Bearer test-key-0123456789' } }));
     expect(await response.json()).toEqual([{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }]);
   });
 });

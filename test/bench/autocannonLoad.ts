@@ -6,15 +6,44 @@
 import { createRequire } from 'node:module';
 import autocannon from 'autocannon';
 import { startCpuSampling } from './cpuSampling.js';
-import { type LoadFigures, type LoadSettings, type Operation, requestOf, settle, usPerRequest } from './workloads.js';
+import {
+  CREATE,
+  type LoadFigures,
+  type LoadRequest,
+  type LoadSettings,
+  loadRequestOf,
+  type Operation,
+  settle,
+  usPerRequest,
+} from './workloads.js';
 import type { LoadTarget } from './wrkLoad.js';
 
 /** autocannon's version, from its package.json. */
 export const autocannonVersion = (): string => (createRequire(import.meta.url)('autocannon/package.json') as { version: string }).version;
 
+/** A walk in autocannon's terms: its pages in turn, every `createEvery`-th request a create. */
+const walkRequest = ({ headers, paths, createEvery }: LoadRequest): autocannon.Request => {
+  let sent = 0;
+  let page = 0;
+  return {
+    method: 'GET',
+    path: paths![0]!,
+    headers,
+    setupRequest: (request: autocannon.Request) => {
+      sent++;
+      if (createEvery !== undefined && sent % createEvery === 0) {
+        return { ...request, method: 'POST', path: CREATE.path, headers: { ...headers, ...CREATE.headers }, body: CREATE.body };
+      }
+      page = (page + 1) % paths!.length;
+      return { ...request, method: 'GET', path: paths![page]!, headers, body: undefined };
+    },
+  };
+};
+
 /** The operation's request in autocannon's terms. */
-const autocannonRequest = (operation: Operation, animals: number): autocannon.Request => {
-  const { method, path, headers, body, randomIdUpTo } = requestOf(operation, animals);
+const autocannonRequest = (load: LoadRequest): autocannon.Request => {
+  if (load.paths !== undefined) return walkRequest(load);
+  const { method, path, headers, body, randomIdUpTo } = load;
   return {
     method,
     path: randomIdUpTo === undefined ? path : `${path}1`,
@@ -45,7 +74,7 @@ export const runAutocannon = async (
     url: target.origin,
     connections: settings.connections,
     duration: settings.seconds,
-    requests: [autocannonRequest(operation, animals)],
+    requests: [autocannonRequest(await loadRequestOf(target.origin, operation, animals))],
     // Never give up early; a slow contender is measured, not skipped.
     timeout: 30,
     // autocannon only stops on a sample tick: tick often so short runs last what they say.

@@ -28,11 +28,11 @@ describe('npm run bench -- --quick', () => {
     out = tempFolder({ until: 'file' });
     ({ stdout } = await run(process.execPath, ['--import', 'tsx', 'test/bench/run.ts', '--quick', '--out', out], {
       cwd: REPO_ROOT,
-      timeout: 170_000,
+      timeout: 260_000,
       maxBuffer: 16 * 2 ** 20,
     }));
     results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8')) as BenchResults;
-  }, 180_000);
+  }, 270_000);
 
   it('Should load the servers with wrk, and judge nothing in a quick run', () => {
     expect(spawnSync('wrk', ['-v']).error, 'wrk is missing: apt-get install wrk (npm test does)').toBeUndefined();
@@ -64,21 +64,27 @@ describe('npm run bench -- --quick', () => {
       'list20@large',
       'list20@medium@postgres',
       'list20@large@postgres',
+      'walk20@medium',
       'list100sold@small',
       'list100sold@medium',
       'list100sold@large',
       'list100sold@medium@postgres',
       'list100sold@large@postgres',
+      'walk100sold@medium',
       'getById@medium',
       'getById@medium@postgres',
+      'mixed@medium',
       'createMemory@medium',
       'createDurable@medium',
       'createDurable@large',
       'createDurable@medium@postgres',
       'createDurable@large@postgres',
+      'createGrown@medium',
     ]);
     for (const workload of results.workloads) {
-      for (const contender of CONTENDERS.filter((id) => STORAGES_OF[id].includes(workload.storage))) {
+      // json-server is left out of the file grown by creates: seeding it would take minutes.
+      const grown = workload.operation === 'createGrown';
+      for (const contender of CONTENDERS.filter((id) => STORAGES_OF[id].includes(workload.storage) && !(grown && id === 'jsonServer'))) {
         const median = workload.contenders[contender]?.median;
         expect(median?.requestsPerSecond, `${workload.id} on ${contender}`).toBeGreaterThan(0);
         expect(median?.p50, `${workload.id} on ${contender}`).toBeGreaterThanOrEqual(0);
@@ -90,7 +96,7 @@ describe('npm run bench -- --quick', () => {
         continue;
       }
       expect(workload.ratioToBaseline.ours).toBeGreaterThan(0);
-      expect(workload.ratioToBaseline.jsonServer).toBeGreaterThan(0);
+      if (!grown) expect(workload.ratioToBaseline.jsonServer).toBeGreaterThan(0);
       expect(workload.ratioToBaseline.floor).toBeGreaterThan(0);
       expect(workload.ratioToFloor.ours).toBeGreaterThan(0);
     }

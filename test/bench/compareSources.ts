@@ -7,6 +7,9 @@
  *
  *   npx tsx test/bench/compareSources.ts --source before=/tmp/before --source after=. \
  *     [--floor] [--bare] --only list20,getById [--rounds 4] [--seconds 5] [--animals 10000]
+ *   npx tsx test/bench/compareSources.ts --source built=. --from-source tsx --only walk20,getById
+ *                      this checkout as `npx animal-store` runs it (tsc build) against
+ *                      `npm start`'s way (node --import tsx adapters/cli.ts)
  *
  * A checkout needs its dependencies (`node_modules` linked to this one's will do). The
  * operations of a run share one server per round: `createMemory` runs on its own memory
@@ -30,6 +33,7 @@ const { values } = parseArgs({
     floor: { type: 'boolean', default: false },
     bare: { type: 'boolean', default: false },
     only: { type: 'string', default: 'list20' },
+    'from-source': { type: 'string' },
     rounds: { type: 'string', default: '4' },
     seconds: { type: 'string', default: '5' },
     animals: { type: 'string', default: '10000' },
@@ -56,6 +60,8 @@ for (const [index, entry] of values.source.entries()) {
     compiledDir: await compileServers(join(temporary, `build-${index}`), resolve(directory!)),
   });
 }
+// This repository's TypeScript run through tsx, as `npm start` runs it.
+if (values['from-source'] !== undefined) runners.push({ name: values['from-source'], contender: 'ours' });
 // Every build holds the references too, compiled from this repository.
 const referencesBuild = runners[0]?.compiledDir;
 if (values.floor) runners.push({ name: 'floor', contender: 'floor', ...(referencesBuild ? { compiledDir: referencesBuild } : {}) });

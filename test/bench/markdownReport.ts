@@ -108,8 +108,13 @@ export const markdownReport = (results: BenchResults): string => {
       workload.ratioToBaseline.floor,
       workload.ratioToBaseline.jsonServer,
     ];
-    // PostgreSQL's rows have no reference to divide by: a dash, as for a contender without the storage.
-    const ratioCells = workload.storage === 'postgres' ? ratios.map(() => '–') : ratios.map(ratio);
+    // PostgreSQL's rows have no reference to divide by: a dash, as for a contender without
+    // the storage or left out of the row (json-server on the file grown by creates).
+    const ratioOf = ['ours', 'ours', 'floor', 'jsonServer'] as const;
+    const ratioCells =
+      workload.storage === 'postgres'
+        ? ratios.map(() => '–')
+        : ratios.map((value, index) => (workload.contenders[ratioOf[index]!] === undefined ? '–' : ratio(value)));
     lines.push(`| ${operationOf(workload)} | ${formatCount(workload.animals)} | ${cells.join(' | ')} | ${ratioCells.join(' | ')} |`);
   }
   lines.push(

@@ -8,19 +8,31 @@ import { errorText } from './benchContext.js';
 import type { LoadGenerator } from './loadGenerator.js';
 import { type ContenderFigures, formatCount, medianFigures, type Scale, type WorkloadId, type WorkloadResult } from './results.js';
 import { CONTENDER_LABELS, type ContenderId, type RunningServer, STORAGES_OF, type StorageKind, startServer } from './servers.js';
-import { checkAnswer, type LoadSettings, OPERATION_LABELS, type Operation, seedOverHttp } from './workloads.js';
+import { checkAnswer, GROWN_LOAD_SECONDS, type LoadSettings, OPERATION_LABELS, type Operation, seedOverHttp } from './workloads.js';
 
 /** Servers are started once per group and run its operations in order (creates last). */
 export interface Group {
   scale: Scale;
   storage: StorageKind;
   operations: Operation[];
+  /**
+   * Start every contender empty and give it the group's animals through concurrent creates
+   * over HTTP (as our memory server always is), so its file is what the server itself wrote.
+   */
+  seeded?: boolean;
+  /** Only these contenders (json-server would take minutes to be seeded). */
+  contenders?: ContenderId[];
 }
 
 /** The groups of every run; `postgres` ones only when the run has a database. */
 export const GROUPS: Group[] = [
-  { scale: 'medium', storage: 'file', operations: ['list20', 'list100sold', 'getById', 'createDurable'] },
+  {
+    scale: 'medium',
+    storage: 'file',
+    operations: ['list20', 'walk20', 'list100sold', 'walk100sold', 'getById', 'mixed', 'createDurable'],
+  },
   { scale: 'medium', storage: 'memory', operations: ['createMemory'] },
+  { scale: 'medium', storage: 'file', operations: ['createGrown'], seeded: true, contenders: ['ours', 'baseline', 'floor'] },
   { scale: 'small', storage: 'file', operations: ['list20', 'list100sold'] },
   { scale: 'large', storage: 'file', operations: ['list20', 'list100sold', 'createDurable'] },
   { scale: 'medium', storage: 'postgres', operations: ['list20', 'list100sold', 'getById', 'createDurable'] },
@@ -35,7 +47,17 @@ export const workloadId = (operation: Operation, scale: Scale, storage: StorageK
 const labelOf = (operation: Operation, storage: StorageKind) =>
   storage === 'postgres' ? `${OPERATION_LABELS[operation].replace(/ \(.*\)$/, '')} (PostgreSQL)` : OPERATION_LABELS[operation];
 
-const OPERATION_ORDER: Operation[] = ['list20', 'list100sold', 'getById', 'createMemory', 'createDurable'];
+const OPERATION_ORDER: Operation[] = [
+  'list20',
+  'walk20',
+  'list100sold',
+  'walk100sold',
+  'getById',
+  'mixed',
+  'createMemory',
+  'createDurable',
+  'createGrown',
+];
 const SCALE_ORDER: Scale[] = ['small', 'medium', 'large'];
 /** The table's order: each operation together, file before PostgreSQL, small to large catalogues. */
 export const inTableOrder = (a: WorkloadResult, b: WorkloadResult): number =>
@@ -101,8 +123,11 @@ export const measureThroughput = async (context: BenchContext, plan: ThroughputP
   for (let round = 1; round <= plan.rounds; round++) {
     for (const group of groups) {
       const animals = plan.sizes[group.scale];
-      const data = await context.dataFor(animals);
-      for (const contender of context.contenders.filter((id) => STORAGES_OF[id].includes(group.storage))) {
+      const data = await context.dataFor(group.seeded ? 0 : animals);
+      const contenders = context.contenders.filter(
+        (id) => STORAGES_OF[id].includes(group.storage) && (group.contenders ?? [id]).includes(id),
+      );
+      for (const contender of contenders) {
         const name = `round ${round}/${plan.rounds} ${CONTENDER_LABELS[contender]} @ ${formatCount(animals)} ${group.storage}`;
         let server: RunningServer | undefined;
         try {
@@ -118,16 +143,21 @@ export const measureThroughput = async (context: BenchContext, plan: ThroughputP
             ...(context.profileDir && contender === 'ours' ? { profileDir: context.profileDir } : {}),
           });
           // Our memory server starts empty; the others load the same animals from the file.
-          if (contender === 'ours' && group.storage === 'memory') await seedOverHttp(server.origin, animals, plan.load.connections);
+          if (group.seeded || (contender === 'ours' && group.storage === 'memory')) {
+            await seedOverHttp(server.origin, animals, plan.load.connections);
+          }
           const target = { origin: server.origin, serverPid: server.pid, pinning: context.pinning };
           for (const operation of group.operations) {
             const id = workloadId(operation, group.scale, group.storage);
             try {
               await checkAnswer(server.origin, operation);
-              if (plan.warmupSeconds > 0) {
+              // The grown file is loaded as issue 21's procedure loads it: no warm-up, a few seconds.
+              const grown = operation === 'createGrown';
+              if (plan.warmupSeconds > 0 && !grown) {
                 await plan.generator.run(target, operation, animals, { connections: plan.load.connections, seconds: plan.warmupSeconds });
               }
-              const figures = await plan.generator.run(target, operation, animals, plan.load);
+              const load = grown ? { ...plan.load, seconds: Math.min(plan.load.seconds, GROWN_LOAD_SECONDS) } : plan.load;
+              const figures = await plan.generator.run(target, operation, animals, load);
               figuresOf(id, contender).runs.push(figures);
               const trouble = figures.non2xx + figures.errors + figures.timeouts;
               const cpu = (value: number | undefined) => (value === undefined ? '?' : `${Math.round(value)}%`);

@@ -33,6 +33,12 @@ const SUCCESS_CACHING = 'private, no-cache';
 const FAILURE_CACHING = 'no-store';
 const NOSNIFF = 'nosniff';
 
+// The command line gives every answer an X-Request-Id (core/createRequestIds.ts): a random
+// prefix for the process and a counter. The references make theirs the same way.
+const REQUEST_ID_PREFIX = hash('sha256', String(Math.random()), 'buffer').toString('base64url', 0, 6);
+let requestCounter = 0;
+const requestId = () => `${REQUEST_ID_PREFIX}-${++requestCounter}`;
+
 /** getPet's deprecation headers, as our service sends them (core/http/deprecation.ts). */
 const DEPRECATION = '@1764547200';
 const SUNSET = 'Thu, 05 Dec 2030 00:00:00 GMT';
@@ -43,6 +49,7 @@ const success = (status: number, body: string | undefined, own: Record<string, s
   const headers: Record<string, string> =
     status === 304 ? { 'cache-control': SUCCESS_CACHING } : { 'content-type': SUCCESS_TYPE, 'cache-control': SUCCESS_CACHING };
   headers['x-content-type-options'] = NOSNIFF;
+  headers['x-request-id'] = requestId();
   for (const name in own) headers[name] = own[name]!;
   return { status, headers, body };
 };
@@ -54,6 +61,7 @@ export const error = (status: number, message: string, extra?: Record<string, st
     'cache-control': FAILURE_CACHING,
     'x-content-type-options': NOSNIFF,
   };
+  headers['x-request-id'] = requestId();
   if (extra) for (const name in extra) headers[name] = extra[name]!;
   return { status, headers, body: JSON.stringify({ code: code ?? 'internal_error', message, status }) };
 };

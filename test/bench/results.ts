@@ -165,16 +165,22 @@ const judge = (...checks: (boolean | undefined)[]) => (checks.some((check) => ch
 const atLeast = (value: number | undefined, bound: number) => (value === undefined || !Number.isFinite(value) ? undefined : value >= bound);
 const below = (value: number | undefined, bound: number) => (value === undefined || !Number.isFinite(value) ? undefined : value < bound);
 
-/** Issue 10's share of the library floor each operation must reach at 10k animals. */
+/**
+ * The share of the library floor each operation must reach at 10k animals: issue 10's for
+ * the same page again, issue 21's for what no cache helps (and its higher bar for creates in memory).
+ */
 const FLOOR_TARGETS: [Operation, number][] = [
   ['list20', 0.9],
+  ['walk20', 0.9],
   ['list100sold', 0.9],
+  ['walk100sold', 0.9],
   ['getById', 0.9],
-  ['createMemory', 0.8],
+  ['mixed', 0.8],
+  ['createMemory', 0.85],
 ];
 
 /**
- * Issue 10's targets, measured (at the medium catalogue: 10k animals in a full run). Each
+ * Issues 10 and 21's targets, measured (at the medium catalogue: 10k animals in a full run). Each
  * says whether it holds only when the run may be judged (wrk, a full run); otherwise
  * `holds` is undefined and the report says why.
  */
@@ -198,11 +204,13 @@ export const judgeTargets = (results: BenchResults): TargetResult[] => {
       ...(coreShared(ours) || coreShared(floor) ? { caveat: 'core shared' } : {}),
     });
   }
-  const durable = workloadOf(results, 'createDurable@medium');
-  if (durable) {
+  for (const id of ['createDurable@medium', 'createGrown@medium'] as const) {
+    const durable = workloadOf(results, id);
+    if (!durable) continue;
     const ours = durable.contenders.ours?.median;
+    const what = id === 'createGrown@medium' ? 'a JSON file grown by creates from' : 'the JSON file at';
     targets.push({
-      target: `durable POST to the JSON file at ${formatCount(durable.animals)}, ${results.settings.connections} connections: ≥ 6,000/s, p99 < 30 ms`,
+      target: `durable POST to ${what} ${formatCount(durable.animals)}, ${results.settings.connections} connections: ≥ 6,000/s, p99 < 30 ms`,
       measured: `${fixed(ours?.requestsPerSecond, 0)}/s, p99 ${fixed(ours?.p99, 1)} ms`,
       holds: verdict(judge(atLeast(ours?.requestsPerSecond, 6000), below(ours?.p99, 30))),
       ...(coreShared(ours) ? { caveat: 'core shared' } : {}),

@@ -5,7 +5,7 @@
  * one core, and loaded with wrk from another, round after round, while /proc tells how much
  * CPU the server and the generator used; medians, our ratios to bare and to the floor, and
  * issue 10's targets go to a Markdown table (stdout), results.json, results.md and a chart
- * (docs/images/bench.svg, shown in the README).
+ * (docs/images/bench.svg, shown in docs/performance.md).
  *
  *   npm run bench                      the full run (about 30 minutes); needs wrk (`apt-get install wrk`)
  *   npm run bench -- --quick           a short run that proves the bench works end to end

@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import { Request as ServerRequest, Response as ServerResponse } from '@whatwg-node/fetch';
 import { benchPet } from './benchData.js';
 import { REPO_ROOT } from './servers.js';
-import { BENCH_KEY, type Operation } from './workloads.js';
+import { BENCH_KEY, MIXED_CREATE_EVERY, type Operation, WALK_PAGES } from './workloads.js';
 
 const { values } = parseArgs({
   options: {
@@ -59,21 +59,43 @@ const headers = { host: '127.0.0.1:8080', authorization: `Bearer ${BENCH_KEY}` }
 const get = (path: string) => new ServerRequest(`http://localhost${path}`, { method: 'GET', headers }) as Request;
 const BODY = JSON.stringify({ name: 'Bench Rex', categoryId: 7 });
 let next = 0;
-const REQUESTS: Partial<Record<Operation, () => Request>> = {
-  list20: () => get('/v1/pets?limit=20'),
-  list100sold: () => get('/v1/pets?limit=100&status=sold'),
+const post = () =>
+  new ServerRequest('http://localhost/v1/pets', {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json', 'content-length': String(BODY.length) },
+    body: BODY,
+    duplex: 'half',
+  } as RequestInit) as Request;
+type Service = (request: Request) => Promise<Response>;
+/** The paths of a walk of pages from `first`, following each page's Link, as a client does (each checkout seals its own cursors). */
+const walkOf = async (service: Service, first: string) => {
+  const paths = [first];
+  for (;;) {
+    const link = (await service(get(paths.at(-1)!))).headers.get('link');
+    const target = link === null ? undefined : /^<([^>]*)>/.exec(link)?.[1];
+    if (target === undefined || paths.length >= WALK_PAGES) return paths;
+    paths.push(target);
+  }
+};
+/** A request maker that walks a checkout's pages round and round, every `createEvery`-th request a create instead. */
+const walking = (first: string, createEvery?: number) => async (service: Service) => {
+  const paths = await walkOf(service, first);
+  let sent = 0;
+  let page = 0;
+  return () => (createEvery !== undefined && ++sent % createEvery === 0 ? post() : get(paths[page++ % paths.length]!));
+};
+const REQUESTS: Partial<Record<Operation, (service: Service) => Promise<() => Request>>> = {
+  list20: async () => () => get('/v1/pets?limit=20'),
+  walk20: walking('/v1/pets?limit=20'),
+  list100sold: async () => () => get('/v1/pets?limit=100&status=sold'),
+  walk100sold: walking('/v1/pets?limit=100&status=sold'),
   // Ids spread over the catalogue, as the bench's random ones are.
-  getById: () => get(`/v1/pets/${1 + ((next++ * 7919) % animals)}`),
-  createMemory: () =>
-    new ServerRequest('http://localhost/v1/pets', {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json', 'content-length': String(BODY.length) },
-      body: BODY,
-      duplex: 'half',
-    } as RequestInit) as Request,
+  getById: async () => () => get(`/v1/pets/${1 + ((next++ * 7919) % animals)}`),
+  mixed: walking('/v1/pets?limit=20', MIXED_CREATE_EVERY),
+  createMemory: async () => post,
 };
 
-const run = async (service: (request: Request) => Promise<Response>, make: () => Request) => {
+const run = async (service: Service, make: () => Request) => {
   for (let i = 0; i < calls; i++) {
     const response = await service(make());
     if (response.status >= 300) throw new Error(`answered ${response.status}: ${await response.text()}`);
@@ -81,16 +103,17 @@ const run = async (service: (request: Request) => Promise<Response>, make: () =>
 };
 
 const only = values.only?.split(',');
-for (const [operation, make] of Object.entries(REQUESTS)) {
+for (const [operation, makerOf] of Object.entries(REQUESTS)) {
   if (only && !only.includes(operation)) continue;
+  const makers = await Promise.all(services.map(makerOf));
   // Warm-up (optimised code, grown caches), then samples taken from each checkout in turn,
   // so that a busy spell of the machine falls on all of them alike.
-  for (const service of services) await run(service, make);
+  for (const [index, service] of services.entries()) await run(service, makers[index]!);
   const samples = services.map((): number[] => []);
   for (let sample = 0; sample < Number(values.samples); sample++) {
     for (const [index, service] of services.entries()) {
       const before = process.cpuUsage();
-      await run(service, make);
+      await run(service, makers[index]!);
       const used = process.cpuUsage(before);
       samples[index]!.push(((used.user + used.system) * 1000) / calls);
     }

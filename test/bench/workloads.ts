@@ -8,17 +8,46 @@ import type { CpuFigures } from './cpuSampling.js';
 /** The API key every contender is started with (json-server ignores it). */
 export const BENCH_KEY = 'bench-key-4f1c9a';
 
-/** The operations the benchmark measures. */
-export type Operation = 'list20' | 'list100sold' | 'getById' | 'createMemory' | 'createDurable';
+/**
+ * The operations the benchmark measures. `list20` and `list100sold` ask for the same page
+ * again and again; `walk20` and `walk100sold` for different pages, following each page's
+ * Link (no page cache helps); `mixed` is the walk of `walk20` with one create in
+ * `MIXED_CREATE_EVERY`; `createGrown` creates on a file that the server itself grew from
+ * empty through concurrent creates, as a user's file grows.
+ */
+export type Operation =
+  | 'list20'
+  | 'walk20'
+  | 'list100sold'
+  | 'walk100sold'
+  | 'getById'
+  | 'mixed'
+  | 'createMemory'
+  | 'createDurable'
+  | 'createGrown';
 
 /** How each operation reads in the table and chart. */
 export const OPERATION_LABELS: Record<Operation, string> = {
   list20: 'GET /v1/pets?limit=20',
+  walk20: 'page walk: ?limit=20, pages followed by Link',
   list100sold: 'GET /v1/pets?limit=100&status=sold',
+  walk100sold: '?limit=100&status=sold, pages followed by Link',
   getById: 'GET /v1/pets/{id}',
+  mixed: 'mixed: page walk, one create in ten',
   createMemory: 'POST /v1/pets (memory)',
   createDurable: 'POST /v1/pets (durable file)',
+  createGrown: 'POST /v1/pets (durable file grown by creates)',
 };
+
+/** The most pages a walk visits before it starts again: more than a page cache keeps. */
+export const WALK_PAGES = 500;
+/** In the mixed load, every this-many-th request is a create. */
+export const MIXED_CREATE_EVERY = 10;
+/**
+ * `createGrown`'s load, as issue 21's procedure runs it: the file seeded through 50
+ * concurrent creates, then loaded for this long with no warm-up (a warm-up would grow it more).
+ */
+export const GROWN_LOAD_SECONDS = 4;
 
 /** One load's figures: throughput, latency in milliseconds, failures, and CPU use. */
 export interface LoadFigures extends CpuFigures {
@@ -56,7 +85,24 @@ export interface OperationRequest {
   body?: string;
   /** getPet: a random id from 1 to this is appended to `path` for each request, so no cache line or branch gets lucky. */
   randomIdUpTo?: number;
+  /** A walk: the pages from `path` on are found by following their Link (`walkOf`) and asked for round and round. */
+  walk?: boolean;
+  /** The mixed load: every this-many-th request is `CREATE` instead. */
+  createEvery?: number;
 }
+
+/** The request a load sends: an operation's, its walk found. */
+export interface LoadRequest extends OperationRequest {
+  /** The paths of the walk, in order, when the operation walks. */
+  paths?: string[];
+}
+
+/** The create every POST operation sends, and the mixed load now and then. */
+export const CREATE = {
+  path: '/v1/pets',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ name: 'Bench Rex', categoryId: 7 }),
+} as const;
 
 const AUTH = { authorization: `Bearer ${BENCH_KEY}` };
 
@@ -65,19 +111,44 @@ export const requestOf = (operation: Operation, animals: number): OperationReque
   switch (operation) {
     case 'list20':
       return { method: 'GET', path: '/v1/pets?limit=20', headers: AUTH };
+    case 'walk20':
+      return { method: 'GET', path: '/v1/pets?limit=20', headers: AUTH, walk: true };
     case 'list100sold':
       return { method: 'GET', path: '/v1/pets?limit=100&status=sold', headers: AUTH };
+    case 'walk100sold':
+      return { method: 'GET', path: '/v1/pets?limit=100&status=sold', headers: AUTH, walk: true };
     case 'getById':
       return { method: 'GET', path: '/v1/pets/', headers: AUTH, randomIdUpTo: animals };
+    case 'mixed':
+      return { method: 'GET', path: '/v1/pets?limit=20', headers: AUTH, walk: true, createEvery: MIXED_CREATE_EVERY };
     case 'createMemory':
     case 'createDurable':
-      return {
-        method: 'POST',
-        path: '/v1/pets',
-        headers: { ...AUTH, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'Bench Rex', categoryId: 7 }),
-      };
+    case 'createGrown':
+      return { method: 'POST', path: CREATE.path, headers: { ...AUTH, ...CREATE.headers }, body: CREATE.body };
   }
+};
+
+/**
+ * The paths of a walk of at most `WALK_PAGES` pages from `first`, following each page's
+ * Link as a client does; each server seals its own cursors, so each is walked before its load.
+ */
+export const walkOf = async (origin: string, first: string): Promise<string[]> => {
+  const paths = [first];
+  for (;;) {
+    const response = await fetch(`${origin}${paths.at(-1)}`, { headers: AUTH });
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`GET ${paths.at(-1)} answered ${response.status} during the walk`);
+    const target = /^<([^>]*)>;\s*rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
+    if (target === undefined || paths.length >= WALK_PAGES) return paths;
+    const url = new URL(target, `${origin}${paths.at(-1)}`);
+    paths.push(`${url.pathname}${url.search}`);
+  }
+};
+
+/** The request of an operation against a server, its walk found when it walks. */
+export const loadRequestOf = async (origin: string, operation: Operation, animals: number): Promise<LoadRequest> => {
+  const request = requestOf(operation, animals);
+  return request.walk ? { ...request, paths: await walkOf(origin, request.path) } : request;
 };
 
 /**
@@ -99,14 +170,14 @@ export const checkAnswer = async (origin: string, operation: Operation): Promise
   const fail = (why: string) => {
     throw new Error(`${method} ${url} answered ${response.status} ${text.slice(0, 200)}: ${why}`);
   };
-  const expected = operation.startsWith('create') ? 201 : 200;
+  const expected = method === 'POST' ? 201 : 200;
   if (response.status !== expected) fail(`expected ${expected}`);
   const parsed = JSON.parse(text) as unknown;
-  if (operation === 'list20' && (!Array.isArray(parsed) || parsed.length !== 20)) fail('expected 20 animals');
-  if (operation === 'list100sold' && (!Array.isArray(parsed) || parsed.length !== 100 || parsed.some((pet) => pet.status !== 'sold'))) {
+  if (path.includes('limit=20') && (!Array.isArray(parsed) || parsed.length !== 20)) fail('expected 20 animals');
+  if (path.includes('status=sold') && (!Array.isArray(parsed) || parsed.length !== 100 || parsed.some((pet) => pet.status !== 'sold'))) {
     fail('expected 100 sold animals');
   }
-  if ((operation === 'getById' || operation.startsWith('create')) && (typeof parsed !== 'object' || parsed === null || !('id' in parsed))) {
+  if ((operation === 'getById' || method === 'POST') && (typeof parsed !== 'object' || parsed === null || !('id' in parsed))) {
     fail('expected an animal');
   }
 };

@@ -4,11 +4,14 @@
  * while the CPU of the server and of wrk is sampled.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnProcess } from '../support/nodeProcess.js';
 import { startCpuSampling } from './cpuSampling.js';
 import { onLoadCore, type Pinning } from './machine.js';
-import { type LoadFigures, type LoadSettings, type Operation, requestOf, settle, usPerRequest } from './workloads.js';
+import { CREATE, type LoadFigures, type LoadSettings, loadRequestOf, type Operation, settle, usPerRequest } from './workloads.js';
 
 /** The committed Lua script every wrk run uses. */
 export const WRK_SCRIPT = fileURLToPath(new URL('./wrk/load.lua', import.meta.url));
@@ -47,7 +50,10 @@ export interface LoadTarget {
  * (quick) run is ended by SIGINT, on which wrk stops and reports what it measured.
  */
 export const runWrk = async (target: LoadTarget, operation: Operation, animals: number, settings: LoadSettings): Promise<LoadFigures> => {
-  const { method, path, headers, body, randomIdUpTo } = requestOf(operation, animals);
+  const { method, path, headers, body, randomIdUpTo, paths, createEvery } = await loadRequestOf(target.origin, operation, animals);
+  const pathsFolder = paths === undefined ? undefined : await mkdtemp(join(tmpdir(), 'animal-store-walk-'));
+  const pathsFile = pathsFolder === undefined ? undefined : join(pathsFolder, 'paths.txt');
+  if (pathsFile !== undefined) await writeFile(pathsFile, `${paths!.join('\n')}\n`);
   const args = [
     '--threads',
     '1',
@@ -70,6 +76,10 @@ export const runWrk = async (target: LoadTarget, operation: Operation, animals: 
       BENCH_PATH: path,
       BENCH_BODY: body,
       BENCH_RANDOM_ID_UP_TO: randomIdUpTo === undefined ? undefined : String(randomIdUpTo),
+      BENCH_PATHS_FILE: pathsFile,
+      BENCH_CREATE_EVERY: createEvery === undefined ? undefined : String(createEvery),
+      BENCH_CREATE_PATH: createEvery === undefined ? undefined : CREATE.path,
+      BENCH_CREATE_BODY: createEvery === undefined ? undefined : CREATE.body,
     },
   });
   const sampling = startCpuSampling({
@@ -84,6 +94,7 @@ export const runWrk = async (target: LoadTarget, operation: Operation, animals: 
     exit = await wrk.exited;
   } finally {
     clearTimeout(shortRun);
+    if (pathsFolder !== undefined) await rm(pathsFolder, { recursive: true, force: true });
   }
   const cpu = sampling.stop();
   const line = /^BENCH_RESULT (.*)$/m.exec(wrk.stdout())?.[1];

@@ -40,4 +40,15 @@ describe('page cursors', () => {
       { numRuns: 500 },
     );
   });
+
+  it('decode after a restart with the same secret, and refuse another filter even when just made', async () => {
+    const cursor = await codec.encode({ after: 7, status: 'sold' });
+    const restarted = createCursorCodec('secret', webCryptoSha256);
+    expect(await restarted.decode(cursor, 'sold')).toEqual({ after: 7, status: 'sold' });
+    expect(await restarted.decode(cursor, 'sold')).toEqual({ after: 7, status: 'sold' });
+    for (const decoder of [codec, restarted]) {
+      await expect(decoder.decode(cursor, undefined)).rejects.toMatchObject({ code: 'validation_failed' });
+      await expect(decoder.decode(cursor, 'pending')).rejects.toMatchObject({ code: 'validation_failed' });
+    }
+  });
 });

@@ -49,16 +49,19 @@ describe('Idempotency-Key', () => {
     const memory = createMemoryStorage();
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
+    let arrived!: () => void;
+    const reached = new Promise<void>((resolve) => (arrived = resolve));
     const slow: PetStorage = {
       ...memory,
       async createIdempotent(pet, key) {
+        arrived();
         await held;
         return memory.createIdempotent(pet, key);
       },
     };
     const { post, listAll } = makeService({ storage: slow });
     const first = post(rex, keyed('"slow"'));
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await reached;
     const conflict = await post(rex, keyed('"slow"'));
     expect(conflict.status).toBe(409);
     expect(conflict.headers.get('retry-after')).toBe('1');

@@ -12,7 +12,7 @@ describe('the access log', () => {
   it("names each request's operation, with its status and a sub-millisecond duration, never a key", async () => {
     const { entries, logger } = logged();
     let now = 1_000;
-    const { call, post } = makeService({ logger, clock: () => (now += 0.125) });
+    const { call, post } = makeService({ logger, now: () => (now += 0.125) });
     await post({ name: 'Rex', categoryId: 1 });
     await call('/v1/pets?limit=1');
     await call('/v1/pets/1');

@@ -6,13 +6,40 @@
 --   BENCH_METHOD=POST BENCH_PATH=/v1/pets BENCH_BODY='{"name":"Rex","categoryId":7}' \
 --     wrk -s load.lua -H 'Authorization: Bearer KEY' -H 'Content-Type: application/json' URL
 --   BENCH_PATH=/v1/pets/ BENCH_RANDOM_ID_UP_TO=10000 wrk -s load.lua -H '…' URL
+--   BENCH_PATHS_FILE=walk.txt [BENCH_CREATE_EVERY=10 BENCH_CREATE_PATH=/v1/pets BENCH_CREATE_BODY='{…}'] \
+--     wrk -s load.lua -H '…' URL
 
 wrk.method = os.getenv("BENCH_METHOD") or "GET"
 wrk.path = os.getenv("BENCH_PATH") or "/"
 wrk.body = os.getenv("BENCH_BODY")
 
 local idsUpTo = tonumber(os.getenv("BENCH_RANDOM_ID_UP_TO") or "")
-if idsUpTo then
+local pathsFile = os.getenv("BENCH_PATHS_FILE")
+local createEvery = tonumber(os.getenv("BENCH_CREATE_EVERY") or "")
+if pathsFile then
+  -- A walk: the pages' paths, one a line, found by following their Link before the load,
+  -- asked for in turn, round and round; with BENCH_CREATE_EVERY, every so many requests is
+  -- a create (BENCH_CREATE_PATH, BENCH_CREATE_BODY) with the -H headers and a JSON type.
+  local paths = {}
+  for line in io.lines(pathsFile) do
+    if line ~= "" then paths[#paths + 1] = line end
+  end
+  local createPath = os.getenv("BENCH_CREATE_PATH")
+  local createBody = os.getenv("BENCH_CREATE_BODY")
+  local createHeaders = {}
+  for name, value in pairs(wrk.headers) do createHeaders[name] = value end
+  createHeaders["Content-Type"] = "application/json"
+  local sent = 0
+  local page = 0
+  function request()
+    sent = sent + 1
+    if createEvery and sent % createEvery == 0 then
+      return wrk.format("POST", createPath, createHeaders, createBody)
+    end
+    page = page % #paths + 1
+    return wrk.format(nil, paths[page])
+  end
+elseif idsUpTo then
   -- A random existing id per request (getPet). Only then is request() defined: the other
   -- operations stay static.
   math.randomseed(os.time())

@@ -168,7 +168,7 @@ describe('the client on a flaky network', () => {
     for await (const pet of catalogue.allPets({ limit: 2 })) names.push(pet.name);
     expect(names).toEqual(['A', 'B', 'C']);
     const first = await catalogue.listPets({ limit: 2 });
-    expect(first.next).toEqual({ limit: 2, cursor: first.nextCursor });
+    expect(first.next).toEqual({ limit: 2, cursor: expect.any(String) });
     expect((await catalogue.listPets(first.next)).pets.map((pet) => pet.name)).toEqual(['C']);
   });
 });

@@ -27,7 +27,8 @@ describe('JSON-file storage under any mix of failing writes', () => {
           let sent = 0;
           // Each wave is a burst of concurrent creates, started while the last may still be writing.
           const bursts = waves.map(async (size, wave) => {
-            await new Promise((resolve) => setTimeout(resolve, wave));
+            // Later waves start after more turns of the event loop, while earlier writes may be under way.
+            for (let turn = 0; turn < wave; turn++) await new Promise((resolve) => setImmediate(resolve));
             const results = await Promise.allSettled(
               Array.from({ length: size }, () => storage.create({ name: `Pet ${sent++}`, categoryId: 1, status: 'sold' })),
             );

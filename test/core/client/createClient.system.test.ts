@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { animalStore } from '../../../adapters/express.js';
+import { expressMiddleware } from '../../../adapters/express.js';
 import { type AnimalStoreServer, serve } from '../../../adapters/node.js';
 import { AnimalStoreClientError, createClient, isAnimalStoreClientError } from '../../../core/client.js';
 import { createMemoryStorage } from '../../../storage/createMemoryStorage.js';
@@ -36,8 +36,8 @@ describe('createClient against the standalone server', () => {
 
     const first = await client.listPets({ limit: 2 });
     expect(first.pets.map((pet) => pet.name)).toEqual(['Rex', 'Tom']);
-    expect(first.nextCursor).toEqual(expect.any(String));
-    const second = await client.listPets({ limit: 2, cursor: first.nextCursor! });
+    expect(first.next?.cursor).toEqual(expect.any(String));
+    const second = await client.listPets({ limit: 2, cursor: first.next!.cursor });
     expect(second).toEqual({ pets: [{ id: 3, name: 'Kit', categoryId: 2, status: 'sold' }] });
     expect(await client.getPet(2)).toEqual({ id: 2, name: 'Tom', categoryId: 2, status: 'sold' });
   });
@@ -73,7 +73,7 @@ describe('createClient against the standalone server', () => {
 describe('createClient against an Express mount', () => {
   it('follows next links that carry the mount path', async () => {
     const app = express();
-    app.use('/catalogue', animalStore({ storage: createMemoryStorage(), keys: [KEY] }));
+    app.use('/catalogue', expressMiddleware({ storage: createMemoryStorage(), keys: [KEY] }));
     const server = createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {

@@ -100,6 +100,8 @@ describe('JSON-file storage and a file edited by hand while it runs', () => {
     expect((error as Error).message).toContain('pets[1].categoryId must be a positive integer');
     const cause = (error as Error).cause as DataFileError;
     expect(cause).toBeInstanceOf(DataFileError);
+    // Wrapped once: the refusal's cause is the file's problem, not a problem about a problem.
+    expect(cause.cause).not.toBeInstanceOf(DataFileError);
     expect(cause.message).toContain(file);
     expect(cause.message).toContain('pets[1].categoryId must be a positive integer');
     expect(await storage.checkHealth!()).toEqual({ ok: false, reason: cause.message });

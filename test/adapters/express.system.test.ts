@@ -3,8 +3,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express } from 'express';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { animalStore } from '../../adapters/express.js';
-import { createAnimalStore } from '../../core/index.js';
+import { expressMiddleware } from '../../adapters/express.js';
+import { createPetService } from '../../core/index.js';
 import { createMemoryStorage } from '../../storage/createMemoryStorage.js';
 import { expectErrorAnswer } from './node/errorAnswers.js';
 import { exchange } from './node/rawHttp.js';
@@ -37,7 +37,7 @@ describe('animal-store/express', () => {
     const app = express();
     app.use(express.json());
     app.post('/echo', (req, res) => void res.json({ received: req.body as unknown }));
-    app.use('/catalogue', animalStore(options()));
+    app.use('/catalogue', expressMiddleware(options()));
     app.use((_req, res) => void res.status(404).type('text/plain').send('app 404'));
     const origin = await start(app);
 
@@ -52,7 +52,7 @@ describe('animal-store/express', () => {
 
   it('needs no body parser at all', async () => {
     const app = express();
-    app.use('/catalogue', animalStore(options()));
+    app.use('/catalogue', expressMiddleware(options()));
     const origin = await start(app);
     const created = await fetch(`${origin}/catalogue/v1/pets`, { method: 'POST', headers: json, body: '{"name":"Rex","categoryId":1}' });
     expect(created.status).toBe(201);
@@ -62,7 +62,7 @@ describe('animal-store/express', () => {
   it('checks the key before reporting malformed JSON, even when express.json() refused the body first', async () => {
     const app = express();
     app.use(express.json());
-    app.use('/catalogue', animalStore(options()));
+    app.use('/catalogue', expressMiddleware(options()));
     const origin = await start(app);
     const response = await fetch(`${origin}/catalogue/v1/pets`, {
       method: 'POST',
@@ -76,7 +76,7 @@ describe('animal-store/express', () => {
   it('reads the exact bytes a global express.raw() or express.text() kept', async () => {
     const app = express();
     app.use(express.raw({ type: 'application/json' }));
-    app.use('/catalogue', animalStore(options()));
+    app.use('/catalogue', expressMiddleware(options()));
     const origin = await start(app);
     // Duplicate keys survive as bytes, so the service can refuse them as it does without a parser.
     const duplicate = await fetch(`${origin}/catalogue/v1/pets`, {
@@ -91,7 +91,7 @@ describe('animal-store/express', () => {
   it('reads a JSON value an earlier express.json() parsed, as the same animal', async () => {
     const app = express();
     app.use(express.json());
-    app.use('/catalogue', animalStore(options()));
+    app.use('/catalogue', expressMiddleware(options()));
     const origin = await start(app);
     const created = await fetch(`${origin}/catalogue/v1/pets`, {
       method: 'POST',
@@ -111,7 +111,7 @@ describe('animal-store/express', () => {
   it("answers bodies over express.json()'s own limit with its Error body, not the app's error page", async () => {
     const app = express();
     app.use(express.json());
-    app.use('/catalogue', animalStore(options()));
+    app.use('/catalogue', expressMiddleware(options()));
     const origin = await start(app);
     const body = JSON.stringify({ name: 'x'.repeat(200 * 1024), categoryId: 1 });
     const response = await fetch(`${origin}/catalogue/v1/pets`, { method: 'POST', headers: json, body });
@@ -123,7 +123,7 @@ describe('animal-store/express', () => {
     const app = express();
     app.use(express.json());
     app.post('/echo', (req, res) => void res.json(req.body as unknown));
-    app.use('/catalogue', animalStore(options()));
+    app.use('/catalogue', expressMiddleware(options()));
     app.use((error: { status?: number }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
       res
         .status(error.status ?? 500)
@@ -137,11 +137,11 @@ describe('animal-store/express', () => {
   });
 
   it('mounts a service built elsewhere, sharing its animals with in-process calls', async () => {
-    const store = createAnimalStore(options());
-    await store.catalogue.createPet({ name: 'Rex', categoryId: 1 });
+    const service = createPetService(options());
+    await service.catalogue.createPet({ name: 'Rex', categoryId: 1 });
     const app = express();
     const shop = express.Router();
-    shop.use('/pets-api', animalStore(store));
+    shop.use('/pets-api', expressMiddleware(service));
     app.use('/shop', shop);
     const origin = await start(app);
     const response = await fetch(`${origin}/shop/pets-api/v1/pets?limit=1`, { headers: json });
@@ -161,14 +161,14 @@ describe('animal-store/express against requests no HTTP client would send', () =
 
   it('answers a malformed Host with a 400 Error naming Host, and never routes by it', async () => {
     const app = express();
-    app.use('/catalogue', animalStore(options()));
+    app.use('/catalogue', expressMiddleware(options()));
     const answer = await rawTo(app, `GET /catalogue/healthz HTTP/1.1\r\nHost: x/v1/pets/1#\r\n\r\n`);
     expect(expectErrorAnswer(answer, 400, 'validation_failed').details).toEqual([{ path: 'Host', message: expect.any(String) }]);
   });
 
   it('answers two Authorization headers with a 400 Error naming Authorization, not the first one winning', async () => {
     const app = express();
-    app.use('/catalogue', animalStore(options()));
+    app.use('/catalogue', expressMiddleware(options()));
     const answer = await rawTo(
       app,
       `GET /catalogue/v1/pets HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${KEY}\r\nAuthorization: Bearer other\r\n\r\n`,
@@ -178,7 +178,7 @@ describe('animal-store/express against requests no HTTP client would send', () =
 
   it('serves an absolute-form target by its path and query', async () => {
     const app = express();
-    app.use('/catalogue', animalStore(options()));
+    app.use('/catalogue', expressMiddleware(options()));
     const answer = await rawTo(
       app,
       `GET http://example.com/catalogue/v1/pets?limit=1 HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${KEY}\r\n\r\n`,
@@ -192,9 +192,9 @@ describe('animal-store/express against requests no HTTP client would send', () =
     const fail = async () => {
       throw new Error('boom at /work/secret.ts:1');
     };
-    const failing = Object.assign(fail, { handle: fail, catalogue: createAnimalStore(options()).catalogue, deprecatedUses: () => [] });
+    const failing = Object.assign(fail, { handle: fail, catalogue: createPetService(options()).catalogue, deprecatedUses: () => [] });
     const app = express();
-    app.use('/catalogue', animalStore(failing));
+    app.use('/catalogue', expressMiddleware(failing));
     const answer = await rawTo(app, 'GET /catalogue/v1/pets HTTP/1.1\r\nHost: a\r\n\r\n');
     expect(expectErrorAnswer(answer, 500, 'internal_error').message).not.toMatch(/boom/);
     expect(reported).toHaveBeenCalledWith(
@@ -207,7 +207,7 @@ describe('animal-store/express against requests no HTTP client would send', () =
   it('serves a body whose charset express.json() refuses, as if no parser had run', async () => {
     const app = express();
     app.use(express.json());
-    app.use('/catalogue', animalStore(options()));
+    app.use('/catalogue', expressMiddleware(options()));
     const origin = await start(app);
     const response = await fetch(`${origin}/catalogue/v1/pets`, {
       method: 'POST',

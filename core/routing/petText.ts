@@ -1,0 +1,45 @@
+/**
+ * @module The JSON text of animals, kept for the animals served lately, so that a page no
+ * cache holds is a join of texts already made rather than a serialisation of its objects.
+ */
+import type { Pet } from '../schemas/Pet.js';
+
+/** An animal whose JSON can never change: a plain object, frozen (its values are numbers and strings). */
+export const isFixedPet = (pet: Pet): boolean => Object.isFrozen(pet) && Object.getPrototypeOf(pet) === Object.prototype;
+
+/**
+ * How many animals' texts are kept, the oldest dropped first: a walk through a catalogue of
+ * this size is served from kept texts; a bound, so that a client walking a larger catalogue
+ * cannot make the server hold a second copy of it.
+ */
+export const TEXTS_KEPT = 100_000;
+
+/**
+ * Keeps `value` under a frozen animal in `kept`, dropping the oldest entry once `TEXTS_KEPT`
+ * are held. Keyed by the animal object itself: the memory and JSON-file storages hand over
+ * the same frozen objects for as long as they hold them, and new ones for an edited file.
+ */
+export const keepForPet = <T>(kept: Map<Pet, T>, pet: Pet, value: T): void => {
+  if (!isFixedPet(pet)) return;
+  if (kept.size >= TEXTS_KEPT) kept.delete(kept.keys().next().value!);
+  kept.set(pet, value);
+};
+
+const texts = new Map<Pet, string>();
+
+/** The JSON text of an animal, exactly `JSON.stringify(pet)`: kept when the animal is fixed. */
+export const petText = (pet: Pet): string => {
+  let text = texts.get(pet);
+  if (text === undefined) {
+    text = JSON.stringify(pet);
+    keepForPet(texts, pet, text);
+  }
+  return text;
+};
+
+/** The JSON text of a page of animals, exactly `JSON.stringify(pets)`. */
+export const pageText = (pets: readonly Pet[]): string => {
+  let text = '[';
+  for (let index = 0; index < pets.length; index++) text += index === 0 ? petText(pets[index]!) : `,${petText(pets[index]!)}`;
+  return `${text}]`;
+};

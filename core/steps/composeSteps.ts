@@ -1,0 +1,29 @@
+/**
+ * @module Runs a request through an ordered list of steps, after koa-compose and hono's
+ * `compose`: each step answers, or hands on to the next and may look at its answer.
+ */
+import type { MaybePromise } from '../MaybePromise.js';
+import type { RequestState } from './RequestState.js';
+
+/**
+ * One step of a request. It reads and fills in the request's state, then answers (a
+ * Response, or throws an error the first step turns into one) or calls `next` for the
+ * answer of the steps after it. A step answers at once when it can: a request every step
+ * answered at once is answered in the same turn it arrived.
+ */
+export type Step = (state: RequestState, next: () => MaybePromise<Response>) => MaybePromise<Response>;
+
+/**
+ * Joins steps into one function from a request's state to its answer. The last step must
+ * answer; one that calls `next` past the end is a bug of the list, not of the request.
+ */
+export const composeSteps =
+  (steps: readonly Step[]) =>
+  (state: RequestState): MaybePromise<Response> => {
+    const dispatch = (index: number): MaybePromise<Response> => {
+      const step = steps[index];
+      if (step === undefined) throw new Error('The last step of the request handed on instead of answering.');
+      return step(state, () => dispatch(index + 1));
+    };
+    return dispatch(0);
+  };
