@@ -94,7 +94,7 @@ export const joinedKiosk = (kiosk: KioskState | undefined, hub: string, held: nu
   }
   if (held > 0) {
     throw new SyncJoinError(
-      `${where} holds ${held} animals made without sync, whose ids could collide with the hub's, so it cannot join the hub ${hub}. Move them into the hub first (animal-store copy ${where} <hub's storage>, or create them there), then start this kiosk on a new, empty data file.`,
+      `${where} holds ${held} ${held === 1 ? 'animal' : 'animals'} made without sync, whose ids could collide with the hub's, so it cannot join the hub ${hub}. Move them into the hub first (animal-store copy --from THIS-FILE --to HUB-STORAGE while the hub is stopped, or create them through the hub), then start this kiosk on a new, empty data file.`,
     );
   }
   return { hub, blocks: [], nextId: 0, pushedThrough: 0, checkpoint: 0 };

@@ -97,7 +97,7 @@ describe('a kiosk', () => {
     const kiosk = runCli(kioskArgs(file, 'http://127.0.0.1:9/v1'));
     const exit = await kiosk.exited;
     expect(exit.code).toBe(1);
-    expect(kiosk.stderr()).toMatch(/holds 1 animals made without sync.*animal-store copy/);
+    expect(kiosk.stderr()).toMatch(/holds 1 animal made without sync.*animal-store copy --from/);
   });
 
   it('Should refuse --sync-with without --sync-key, as a command-line mistake', async () => {
