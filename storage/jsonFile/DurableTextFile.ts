@@ -10,7 +10,7 @@ import { probeDisk } from './probeDisk.js';
 import { replaceDurably } from './replaceDurably.js';
 import { type TakeOptions, takeDataFile } from './takeDataFile.js';
 import { removeStaleTempFiles } from './tempFiles.js';
-import { type InPlaceStep, openUndoFile, recoverInPlaceWrite, undoInPlace, undoPath, writeInPlace } from './writeInPlace.js';
+import { type InPlaceStep, openUndoFile, recoverInPlaceWrite, type UndoFile, undoInPlace, undoPath, writeInPlace } from './writeInPlace.js';
 
 /**
  * From this size on, a write that changes little of the file writes only its changed bytes
@@ -54,7 +54,7 @@ export class DurableTextFile {
   /** The bytes last written, as the buffers they were written from, or `undefined` when not known (read from disk). */
   #written: readonly Uint8Array[] | undefined;
   /** The undo record's file, open once the first write in place needs it. */
-  #undo: FileHandle | undefined;
+  #undo: UndoFile | undefined;
 
   private constructor(file: string, name: string, fs: FileSystem, handle: FileHandle, stats: BigIntStats) {
     this.file = file;
@@ -159,9 +159,10 @@ export class DurableTextFile {
   async #writeInPlace(plan: NonNullable<ReturnType<typeof planInPlaceWrite>>): Promise<void> {
     if (await this.changed()) throw new FileChangedError(`The data file ${this.name} was changed by someone else.`);
     const progress: InPlaceStep = { step: 'open the undo record', touched: false };
+    let stats: BigIntStats;
     try {
       this.#undo ??= await openUndoFile(this.#fs, this.file);
-      await writeInPlace(this.#current, this.#undo, this.#currentInode.ino, plan, progress);
+      stats = await writeInPlace(this.#current, this.#undo, this.#currentInode.ino, plan, progress);
     } catch (error) {
       // Put the file back as it was (the record on disk does it at the next open otherwise).
       const undone =
@@ -172,7 +173,7 @@ export class DurableTextFile {
         ));
       throw new DurableWriteError(this.name, progress.step, !undone, error);
     }
-    this.#version = versionOf(await this.#current.stat({ bigint: true }));
+    this.#version = versionOf(stats);
   }
 
   /**
@@ -217,7 +218,7 @@ export class DurableTextFile {
       // The last write is whole: its record would undo nothing. Removed while the lock is held.
       await this.#fs.unlink(undoPath(this.file)).catch(() => {});
     }
-    const handles = new Set([this.#current, this.#opened, this.#undo]);
+    const handles = new Set([this.#current, this.#opened, this.#undo?.handle]);
     this.#opened = undefined;
     this.#undo = undefined;
     for (const handle of handles) await handle?.close().catch(() => {});
