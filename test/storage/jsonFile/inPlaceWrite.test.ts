@@ -174,4 +174,34 @@ describe('creates on a large data file', () => {
     expect((await storage.create({ name: 'After', categoryId: 1, status: 'sold' })).id).toBe(5_032);
     await storage.close();
   });
+
+  it('Should keep Idempotency-Keys written in place beside their animals, across a restart', async () => {
+    const file = path.join(tempFolder(), 'animals.json');
+    fs.writeFileSync(file, petsFile(5_000));
+    const key = (name: string) => ({
+      scope: 'a1b2c3',
+      key: name,
+      fingerprint: 'digest',
+      createdAt: Date.now(),
+      expiresAt: Date.now() + 60_000,
+    });
+    let storage = await openJsonFileStorage({ file });
+    await storage.create({ name: 'First', categoryId: 1, status: 'available' });
+    const inode = fs.statSync(file).ino;
+    const keyed = [];
+    for (let index = 0; index < 5; index++)
+      keyed.push(await storage.createIdempotent({ name: `Keyed ${index}`, categoryId: 2, status: 'sold' }, key(`order-${index}`)));
+    expect(fs.statSync(file).ino).toBe(inode);
+    await storage.close();
+
+    storage = await openJsonFileStorage({ file });
+    const again = await storage.createIdempotent({ name: 'Keyed 3', categoryId: 2, status: 'sold' }, key('order-3'));
+    expect(again.replayed).toBe(true);
+    expect(again.pet).toEqual(keyed[3]!.pet);
+    const data = JSON.parse(fs.readFileSync(file, 'utf8'));
+    expect(data.idempotencyKeys.map(({ key: name, petId }: { key: string; petId: number }) => [name, petId])).toEqual(
+      keyed.map(({ pet }, index) => [`order-${index}`, pet.id]),
+    );
+    await storage.close();
+  });
 });
