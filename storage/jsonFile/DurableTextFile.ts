@@ -1,6 +1,7 @@
 /** @module A text file this process owns and replaces whole and durably, noticing when someone else changed it. */
 import type { BigIntStats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
+import { DataFileError } from './DataFileError.js';
 import { DurableWriteError, FileChangedError } from './DurableWriteError.js';
 import type { FileSystem } from './FileSystem.js';
 import { type FileVersion, type Ownership, ownershipOf, sameVersion, versionOf } from './FileVersion.js';
@@ -8,6 +9,7 @@ import { lockDataFile } from './lockDataFile.js';
 import { planInPlaceWrite } from './planInPlaceWrite.js';
 import { probeDisk } from './probeDisk.js';
 import { replaceDurably } from './replaceDurably.js';
+import { systemErrorReason } from './systemErrorReason.js';
 import { type TakeOptions, takeDataFile } from './takeDataFile.js';
 import { removeStaleTempFiles } from './tempFiles.js';
 import { type InPlaceStep, openUndoFile, recoverInPlaceWrite, type UndoFile, undoInPlace, undoPath, writeInPlace } from './writeInPlace.js';
@@ -81,7 +83,12 @@ export class DurableTextFile {
       }
     } catch (error) {
       await handle.close().catch(() => {});
-      throw error;
+      const { reason } = systemErrorReason(error);
+      throw new DataFileError(
+        options.name,
+        `The data file ${options.name} cannot be opened: the undo record ${undoPath(file)} of its last write cannot be used: ${reason}.`,
+        { cause: error },
+      );
     }
     return new DurableTextFile(file, options.name, options.fs, handle, stats);
   }
@@ -152,6 +159,13 @@ export class DurableTextFile {
         },
         chunks,
       );
+      // The record of a write in place to the replaced inode says nothing any more; cleared,
+      // so that inode's number, reused by a later file, can never make it look like one of its.
+      if (this.#undo)
+        await this.#undo.handle
+          .truncate(0)
+          .then(() => this.#undo?.handle.datasync())
+          .catch(() => {});
     }
     this.#written = chunks;
   }

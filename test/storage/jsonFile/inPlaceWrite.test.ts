@@ -4,6 +4,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Pet } from '../../../core/schemas/Pet.js';
+import { DataFileError } from '../../../storage/jsonFile/DataFileError.js';
 import { nodeFileSystem } from '../../../storage/jsonFile/FileSystem.js';
 import { openJsonFileStorage } from '../../../storage/jsonFile/openJsonFileStorage.js';
 import { PetFileSerializer } from '../../../storage/jsonFile/PetFileSerializer.js';
@@ -147,6 +148,18 @@ describe('opening a file after a crash in the middle of a write in place', () =>
     expect(await recover(again.file)).toBe('none');
     expect(fs.readFileSync(again.file)).toEqual(old);
     expect(fs.existsSync(undoPath(again.file))).toBe(false);
+  });
+});
+
+describe('an undo record that cannot be used', () => {
+  it('Should refuse to open the file, naming the record and why, and leave the file as it is', async () => {
+    const file = path.join(tempFolder(), 'animals.json');
+    fs.writeFileSync(file, petsFile(3));
+    fs.mkdirSync(undoPath(file));
+    const error = await openJsonFileStorage({ file }).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(DataFileError);
+    expect((error as Error).message).toContain(`the undo record ${undoPath(file)} of its last write cannot be used`);
+    expect(fs.readFileSync(file)).toEqual(petsFile(3));
   });
 });
 
