@@ -1,4 +1,4 @@
-/** @module A text file this process owns and replaces whole and durably, noticing when someone else changed it. */
+/** @module A text file this process owns and writes durably (replaced whole, or its changed bytes in place), noticing when someone else changed it. */
 import type { BigIntStats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { DataFileError } from './DataFileError.js';
@@ -24,11 +24,13 @@ export const IN_PLACE_MIN_BYTES = 256 * 1024;
 const IN_PLACE_MAX_SHARE = 1 / 8;
 
 /**
- * A file this process owns (holds the kernel's lock on, see `lockDataFile`) and only ever
- * replaces whole (`replaceDurably`: a temp file of its own in the same folder, locked, given
- * the file's owner and permissions, fsynced, renamed over the file, then the folder
- * fsynced). Once `write` resolves the content survives a crash or power loss; until the
- * rename, the file keeps its old content.
+ * A file this process owns (holds the kernel's lock on, see `lockDataFile`) and writes in
+ * one of two ways: replaced whole (`replaceDurably`: a temp file of its own in the same
+ * folder, locked, given the file's owner and permissions, fsynced, renamed over the file,
+ * then the folder fsynced; until the rename, the file keeps its old content), or, when it
+ * is large and little of it changes, its changed bytes written in place after an undo
+ * record (`writeInPlace`; `take` undoes a write a crash tore). Once `write` resolves the
+ * content survives a crash or power loss.
  *
  * A rename puts a new inode at the path, so the lock moves with it: the temp file is locked
  * before its rename and kept open as the lock. The inode opened at start stays locked too
@@ -36,8 +38,8 @@ const IN_PLACE_MAX_SHARE = 1 / 8;
  *
  * The file is also a shared one: a person may edit it while the server runs. `changed`
  * tells whether it is still as this process last read or wrote it (same inode, size, mtime
- * and ctime), and `write` checks that again just before its rename and throws a
- * FileChangedError rather than overwrite someone's edit.
+ * and ctime), and `write` checks that again just before its rename (or its write in place)
+ * and throws a FileChangedError rather than overwrite someone's edit.
  */
 export class DurableTextFile {
   /** The file's path (its real path: a symlinked file is written through the link). */
