@@ -18,6 +18,19 @@ export interface InPlacePlan {
   bytes: number;
 }
 
+/** How many leading bytes two different runs of equal length share, found by halving (each half compared natively). */
+const samePrefix = (a: Uint8Array, b: Uint8Array): number => {
+  let low = 0;
+  let high = a.byteLength;
+  // Invariant: the first `low` bytes are equal; a difference lies before `high`.
+  while (high - low > 1) {
+    const middle = (low + high) >> 1;
+    if (Buffer.compare(a.subarray(low, middle), b.subarray(low, middle)) === 0) low = middle;
+    else high = middle;
+  }
+  return low;
+};
+
 /** The bytes of a list of chunks, readable at any offset without joining them. */
 class ChunkBytes {
   readonly #chunks: readonly Uint8Array[];
@@ -34,20 +47,22 @@ class ChunkBytes {
     this.length = at;
   }
 
-  /** Whether `bytes` are these bytes at `offset`. */
-  equals(offset: number, bytes: Uint8Array): boolean {
-    if (offset + bytes.byteLength > this.length) return false;
+  /** How many leading bytes of `bytes` are these bytes at `offset` (none past the end). */
+  commonPrefix(offset: number, bytes: Uint8Array): number {
+    if (offset >= this.length) return 0;
     let index = this.#indexAt(offset);
     let done = 0;
-    while (done < bytes.byteLength) {
+    while (done < bytes.byteLength && index < this.#chunks.length) {
       const chunk = this.#chunks[index]!;
       const from = offset + done - this.#starts[index]!;
       const count = Math.min(chunk.byteLength - from, bytes.byteLength - done);
-      if (Buffer.compare(chunk.subarray(from, from + count), bytes.subarray(done, done + count)) !== 0) return false;
+      const mine = chunk.subarray(from, from + count);
+      const theirs = bytes.subarray(done, done + count);
+      if (Buffer.compare(mine, theirs) !== 0) return done + samePrefix(mine, theirs);
       done += count;
       index++;
     }
-    return true;
+    return done;
   }
 
   /** A copy of the bytes from `start` to `end` (clipped to the length). */
@@ -81,8 +96,9 @@ class ChunkBytes {
 /**
  * Compares, chunk by chunk at the same offsets, the bytes last written (`old`) with the next
  * (`next`), and answers the ranges to write in place; or `undefined` when they would hold
- * more than `limit` bytes (then replacing the file whole costs about as much). A chunk that
- * is the very same buffer at the same offset is unchanged without a look; the serialiser
+ * more than `limit` bytes (then replacing the file whole costs about as much). A range
+ * starts at the first byte that differs, not at its chunk's start. A chunk that is the
+ * very same buffer at the same offset is unchanged without a look; the serialiser
  * hands back the buffers it wrote before, so a write of a few animals compares a few
  * hundred bytes, whatever the file's size.
  */
@@ -96,16 +112,19 @@ export const planInPlaceWrite = (old: readonly Uint8Array[], next: readonly Uint
   for (const chunk of next) {
     // The old chunk at the same offset, if any starts there.
     while (oldIndex < old.length && oldAt < at) oldAt += old[oldIndex++]!.byteLength;
-    const same = oldAt === at && old[oldIndex] === chunk;
-    if (!same && !before.equals(at, chunk)) {
+    // Only the bytes from the first that differs: a chunk that grew (a full chunk where
+    // the tail was) changes only past what was written before.
+    const kept = oldAt === at && old[oldIndex] === chunk ? chunk.byteLength : before.commonPrefix(at, chunk);
+    if (kept < chunk.byteLength) {
+      const changed = chunk.subarray(kept);
       const last = ranges.at(-1);
-      if (last && last.offset + last.length === at) {
-        (last.after as Uint8Array[]).push(chunk);
-        last.length += chunk.byteLength;
+      if (last && last.offset + last.length === at + kept) {
+        (last.after as Uint8Array[]).push(changed);
+        last.length += changed.byteLength;
       } else {
-        ranges.push({ offset: at, before: Buffer.alloc(0), after: [chunk], length: chunk.byteLength });
+        ranges.push({ offset: at + kept, before: Buffer.alloc(0), after: [changed], length: changed.byteLength });
       }
-      bytes += 2 * chunk.byteLength;
+      bytes += 2 * changed.byteLength;
       if (bytes > limit) return undefined;
     }
     at += chunk.byteLength;

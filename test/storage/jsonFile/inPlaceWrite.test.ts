@@ -65,6 +65,20 @@ describe('planning a write in place', () => {
     expect(apply(Buffer.concat(before), plan).equals(Buffer.concat(after))).toBe(true);
   });
 
+  it('Should write only the new animals when the last ones fill a chunk the serialiser keeps whole', () => {
+    const serializer = new PetFileSerializer();
+    const pets: Pet[] = Array.from({ length: 4_095 }, (_, index) => ({ id: index + 1, name: 'Luna', categoryId: 1, status: 'sold' }));
+    const before = serializer.serialize({ format: 2, nextId: 4_096, pets, idempotencyKeys: [] });
+    pets.push(
+      { id: 4_096, name: 'Rex', categoryId: 2, status: 'available' },
+      { id: 4_097, name: 'Max', categoryId: 2, status: 'available' },
+    );
+    const after = serializer.serialize({ format: 2, nextId: 4_098, pets, idempotencyKeys: [] });
+    const plan = planInPlaceWrite(before, after, Number.POSITIVE_INFINITY)!;
+    expect(plan.bytes).toBeLessThan(400);
+    expect(apply(Buffer.concat(before), plan).equals(Buffer.concat(after))).toBe(true);
+  });
+
   it('Should give up past the limit, so the file is replaced whole instead', () => {
     expect(planInPlaceWrite([Buffer.from('a'.repeat(100))], [Buffer.from('b'.repeat(100))], 150)).toBeUndefined();
   });
@@ -136,11 +150,18 @@ describe('opening a file after a crash in the middle of a write in place', () =>
   });
 
   it('Should leave alone a file someone else wrote since, and ignore a torn record', async () => {
-    const edited = Buffer.from(old.toString().replace('Seeded 20', 'Edited 20'));
+    // An edit that removed animals: neither the old file nor the new one, nor a mix of them.
+    const shorter = petsFile(19);
     const { file } = prepare(old, next);
-    fs.writeFileSync(file, edited);
+    fs.writeFileSync(file, shorter);
     expect(await recover(file)).toBe('other');
-    expect(fs.readFileSync(file)).toEqual(edited);
+    expect(fs.readFileSync(file)).toEqual(shorter);
+    // An edit of the same length outside the bytes the write changed is kept too.
+    const renamed = Buffer.from(old.toString().replace('Seeded 10', 'Edited 10'));
+    const second = prepare(old, next);
+    fs.writeFileSync(second.file, renamed);
+    await recover(second.file);
+    expect(fs.readFileSync(second.file)).toEqual(renamed);
 
     const again = prepare(old, next);
     fs.truncateSync(undoPath(again.file), 30);
