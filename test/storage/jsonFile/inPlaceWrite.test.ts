@@ -5,8 +5,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Pet } from '../../../core/schemas/Pet.js';
 import { DataFileError } from '../../../storage/jsonFile/DataFileError.js';
-import { nodeFileSystem } from '../../../storage/jsonFile/FileSystem.js';
-import { openJsonFileStorage } from '../../../storage/jsonFile/openJsonFileStorage.js';
+import { type FileSystem, nodeFileSystem } from '../../../storage/jsonFile/FileSystem.js';
+import { openJsonFileStorage, openJsonFileStorageOn } from '../../../storage/jsonFile/openJsonFileStorage.js';
 import { PetFileSerializer } from '../../../storage/jsonFile/PetFileSerializer.js';
 import { type InPlacePlan, planInPlaceWrite } from '../../../storage/jsonFile/planInPlaceWrite.js';
 import { decodeUndoRecord, encodeUndoRecord } from '../../../storage/jsonFile/UndoRecord.js';
@@ -237,5 +237,52 @@ describe('creates on a large data file', () => {
       keyed.map(({ pet }, index) => [`order-${index}`, pet.id]),
     );
     await storage.close();
+  });
+});
+
+describe('a write in place the disk refuses half way', () => {
+  it('Should answer storage_unavailable, put the file back as it was, and work again once the disk does', async () => {
+    const folder = tempFolder();
+    const file = path.join(folder, 'animals.json');
+    fs.writeFileSync(file, petsFile(5_000));
+    // A full disk: writes past the file's end fail; bytes it holds can still be written over.
+    let full = false;
+    let refused = 0;
+    const failing: FileSystem = {
+      ...nodeFileSystem,
+      open: (async (...args: Parameters<FileSystem['open']>) => {
+        const handle = await nodeFileSystem.open(...args);
+        if (String(args[0]).endsWith('.undo')) return handle;
+        const writev = handle.writev.bind(handle);
+        handle.writev = (async (buffers: NodeJS.ArrayBufferView[], position?: number) => {
+          const length = buffers.reduce((total, buffer) => total + buffer.byteLength, 0);
+          if (full && typeof position === 'number' && position + length > (await handle.stat()).size) {
+            refused++;
+            throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+          }
+          return writev(buffers, position);
+        }) as typeof handle.writev;
+        return handle;
+      }) as FileSystem['open'],
+    };
+    const storage = await openJsonFileStorageOn(file, failing);
+    await storage.create({ name: 'Whole', categoryId: 1, status: 'available' });
+    await storage.create({ name: 'In place', categoryId: 1, status: 'available' });
+    const before = fs.readFileSync(file);
+
+    full = true;
+    const error = await storage.create({ name: 'Refused', categoryId: 2, status: 'sold' }).catch((thrown: unknown) => thrown);
+    expect((error as { code?: string }).code).toBe('storage_unavailable');
+    expect(String((error as Error).cause)).toContain('ENOSPC');
+    expect(refused).toBe(1);
+    expect(fs.readFileSync(file).equals(before)).toBe(true);
+    expect(await storage.list({ limit: 100, after: 4_990 })).not.toContainEqual(expect.objectContaining({ name: 'Refused' }));
+
+    full = false;
+    const next = await storage.create({ name: 'Room again', categoryId: 2, status: 'sold' });
+    await storage.close();
+    const data = JSON.parse(fs.readFileSync(file, 'utf8'));
+    expect(data.pets.map(({ name }: Pet) => name).slice(-3)).toEqual(['Whole', 'In place', 'Room again']);
+    expect(data.pets.at(-1)).toEqual(next);
   });
 });
