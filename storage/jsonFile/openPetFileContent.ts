@@ -22,8 +22,10 @@ const realPathOf = async (file: string): Promise<string> => {
 };
 
 /**
- * The data file `given`, to copy from or into. Reading needs no lock: the file is only ever
- * replaced whole, so a running server's file reads as one consistent version. Writing takes
+ * The data file `given`, to copy from or into. Reading needs no lock: a running server's
+ * file reads as one consistent version, except in the fraction of a millisecond a write in
+ * place is under way (see `writeInPlace`), when the read may find it half written and fail
+ * as a damaged file would, saying so; the copy can be run again. Writing takes
  * the file as a server does (its kernel lock: a server using the file makes it fail with a
  * DataFileLockedError; a missing file is created 0600), checks the result as a server
  * opening it would, and replaces the file durably (temp file, fsync, rename, fsync of the
