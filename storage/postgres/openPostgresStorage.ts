@@ -1,6 +1,6 @@
 /** @module The PostgreSQL storage: one catalogue shared by any number of instances. */
 import { AnimalStoreError } from '../../core/AnimalStoreError.js';
-import type { IdempotencyKey, IdempotentCreate, PetStorage, StorageHealth } from '../../core/PetStorage.js';
+import type { IdempotencyKey, IdempotentCreate, PetPageRequest, PetPageText, PetStorage, StorageHealth } from '../../core/PetStorage.js';
 import type { NewPet } from '../../core/schemas/NewPet.js';
 import type { SyncStorage } from '../../core/sync/SyncStorage.js';
 import { type CommitObserver, GroupCommit } from '../GroupCommit.js';
@@ -27,6 +27,8 @@ const POSTGRES_KEY_SWEEP: KeySweepOptions = { everyMilliseconds: 1_000, atMost: 
 export interface PostgresStorage extends PetStorage {
   /** The schema that holds its tables. */
   readonly schema: string;
+  /** A list page as JSON text, built by PostgreSQL: the service hands it over without parsing rows. */
+  listText(page: PetPageRequest): Promise<PetPageText>;
   /** Whether the database answers and takes writes (not a standby, not read-only). */
   checkHealth(): Promise<StorageHealth>;
   /** A hub or a kiosk on this schema, shared by every instance on it (see createPostgresSync.ts). */
@@ -168,6 +170,15 @@ export const openPostgresStorage = async (options: PostgresStorageOptions): Prom
         status === undefined ? [after, limit] : [after, limit, status],
       );
       return rows.map(toPet);
+    },
+    async listText({ after, limit, status }) {
+      const [row] = await read(
+        status === undefined ? sql.listText : sql.listTextByStatus,
+        status === undefined ? [after, limit] : [after, limit, status],
+      );
+      // An aggregate answers one row, even for an empty page; pg reads the bigint id as a string.
+      const { text, next_after: nextAfter } = row as { text: string; next_after: string | null };
+      return nextAfter === null ? { text } : { text, nextAfter: Number(nextAfter) };
     },
     async checkHealth() {
       try {
