@@ -6,7 +6,7 @@
  * PostgreSQL as before it, rows parsed into animals and serialised by the service.
  * Samples are taken from each in turn, so a busy spell of the shared machine falls on all.
  *
- *   npx tsx test/bench/postgresListCost.ts [--calls 2000] [--samples 7] [--only walk20,list20]
+ *   npx tsx test/bench/postgresListCost.ts [--calls 2000] [--samples 7] [--only walk20,list20] [--concurrency 1]
  *
  * Prints, per operation and contender, the median and least CPU time per page, and the
  * ratio of each median to memory's.
@@ -28,9 +28,11 @@ const { values } = parseArgs({
     samples: { type: 'string', default: '7' },
     animals: { type: 'string', default: '10000' },
     only: { type: 'string' },
+    concurrency: { type: 'string', default: '1' },
   },
 });
 const calls = Number(values.calls);
+const concurrency = Number(values.concurrency);
 const animals = Number(values.animals);
 
 type Service = (request: Request) => Promise<Response>;
@@ -79,18 +81,25 @@ const REQUESTS: Record<string, (service: Service) => Promise<() => Request>> = {
   walk100sold: walking('/v1/pets?limit=100&status=sold'),
 };
 
+/** `calls` pages, `concurrency` of them in flight at a time, as clients of a loaded server keep them. */
 const run = async (service: Service, make: () => Request) => {
-  for (let i = 0; i < calls; i++) {
-    const response = await service(make());
-    if (response.status !== 200) throw new Error(`answered ${response.status}: ${await response.text()}`);
-    await response.text();
-  }
+  let sent = 0;
+  const client = async () => {
+    while (sent++ < calls) {
+      const response = await service(make());
+      if (response.status !== 200) throw new Error(`answered ${response.status}: ${await response.text()}`);
+      await response.text();
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, client));
 };
 
 const median = (taken: number[]) => [...taken].sort((a, b) => a - b)[taken.length >> 1]!;
 const only = values.only?.split(',');
 try {
-  process.stdout.write(`${animals} animals, ${calls} pages per sample, ${values.samples} samples; ${database.description}\n`);
+  process.stdout.write(
+    `${animals} animals, ${calls} pages per sample, ${concurrency} at a time, ${values.samples} samples; ${database.description}\n`,
+  );
   for (const [operation, makerOf] of Object.entries(REQUESTS)) {
     if (only && !only.includes(operation)) continue;
     const makers = await Promise.all(contenders.map(([, service]) => makerOf(service)));
