@@ -9,6 +9,7 @@ import { reasonOf } from '../reasonOf.js';
 import { connectPostgres, describeConnectionString, type PostgresOptions } from './connectPostgres.js';
 import { createPostgresSync } from './createPostgresSync.js';
 import { petStatements } from './petStatements.js';
+import { ReadBatch } from './ReadBatch.js';
 import { toPet } from './toPet.js';
 import { toStorageError } from './toStorageError.js';
 
@@ -55,6 +56,13 @@ const toJson = ({ newPet: { name, categoryId, status }, key }: Entry) =>
         createdAt: key.createdAt,
         expiresAt: key.expiresAt,
       };
+
+/**
+ * How many list statements run at once; pages asked for meanwhile wait and go together in
+ * the next (see ReadBatch). Two: one returning while the next is under way, the other
+ * connections free for creates and reads of single animals.
+ */
+const PAGE_STATEMENTS_IN_FLIGHT = 2;
 
 /** How long a health check may take: an orchestrator's probe must not hang on a silent database. */
 const HEALTH_TIMEOUT = 2_000;
@@ -149,6 +157,33 @@ export const openPostgresStorage = async (options: PostgresStorageOptions): Prom
     }
   };
 
+  const pageOf = (row: Record<string, unknown>): PetPageText => {
+    // pg reads the bigint id as a string.
+    const { text, next_after: nextAfter } = row as { text: string; next_after: string | null };
+    return nextAfter === null ? { text } : { text, nextAfter: Number(nextAfter) };
+  };
+  const pages = new ReadBatch<PetPageRequest, PetPageText>(
+    // An aggregate answers one row, even for an empty page.
+    async ({ after, limit, status }) =>
+      pageOf(
+        (
+          await read(
+            status === undefined ? sql.listText : sql.listTextByStatus,
+            status === undefined ? [after, limit] : [after, limit, status],
+          )
+        )[0]!,
+      ),
+    async (batch) =>
+      (
+        await read(sql.listTexts, [
+          batch.map((page) => page.after),
+          batch.map((page) => page.limit),
+          batch.map((page) => page.status ?? null),
+        ])
+      ).map(pageOf),
+    PAGE_STATEMENTS_IN_FLIGHT,
+  );
+
   const where = 'connectionString' in options ? describeConnectionString(options.connectionString) : `The PostgreSQL schema ${db.schema}`;
   return {
     schema: db.schema,
@@ -171,15 +206,7 @@ export const openPostgresStorage = async (options: PostgresStorageOptions): Prom
       );
       return rows.map(toPet);
     },
-    async listText({ after, limit, status }) {
-      const [row] = await read(
-        status === undefined ? sql.listText : sql.listTextByStatus,
-        status === undefined ? [after, limit] : [after, limit, status],
-      );
-      // An aggregate answers one row, even for an empty page; pg reads the bigint id as a string.
-      const { text, next_after: nextAfter } = row as { text: string; next_after: string | null };
-      return nextAfter === null ? { text } : { text, nextAfter: Number(nextAfter) };
-    },
+    listText: (page) => pages.read(page),
     async checkHealth() {
       try {
         const { rows } = await db.query(sql.health, [], HEALTH_TIMEOUT);

@@ -155,4 +155,35 @@ describe('PostgreSQL list pages as text', () => {
       expect((await storage.listText({ after: 2, limit: listed.length - 1, status })).nextAfter).toBe(listed.at(-2)?.id);
     }
   });
+
+  it('Should answer pages asked for at once, batched into shared statements, as each asked alone', { timeout: 60_000 }, async () => {
+    const pets = frozen(
+      Array.from({ length: 300 }, (_, index) => ({
+        id: index + 1,
+        name: `${NAMES[index % NAMES.length]} ${index}`,
+        categoryId: 1,
+        status: STATUSES[((index * 7) % 5) % 3]!,
+      })),
+    );
+    const storage = await postgresHolding(pets);
+    const asked = Array.from({ length: 200 }, (_, index) => ({
+      after: (index * 37) % 320,
+      limit: 1 + (index % 100),
+      status: index % 4 === 0 ? undefined : STATUSES[index % 3],
+    }));
+    const atOnce = await Promise.all(asked.map((page) => storage.listText(page)));
+    for (const [index, page] of asked.entries()) {
+      const listed = await storage.list({ ...page, limit: page.limit + 1 });
+      const shown = listed.slice(0, page.limit);
+      expect(atOnce[index], JSON.stringify(page)).toEqual(
+        listed.length > page.limit ? { text: JSON.stringify(shown), nextAfter: shown.at(-1)!.id } : { text: JSON.stringify(shown) },
+      );
+    }
+    // Through the service: walks side by side, as clients of a loaded server make them.
+    const postgres = serviceOn(storage);
+    const memory = serviceOn(createMemoryStorage(pets));
+    const queries = ['limit=3', 'limit=7&status=sold', 'limit=11&status=pending', 'limit=100', 'limit=2&status=available'];
+    const walks = await Promise.all(queries.map((query) => walk(postgres, `/v1/pets?${query}`)));
+    for (const [index, query] of queries.entries()) expect(walks[index], query).toEqual(await walk(memory, `/v1/pets?${query}`));
+  });
 });
