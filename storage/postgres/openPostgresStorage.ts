@@ -6,7 +6,8 @@ import type { SyncStorage } from '../../core/sync/SyncStorage.js';
 import { type CommitObserver, GroupCommit } from '../GroupCommit.js';
 import { KeySweep, type KeySweepOptions } from '../KeySweep.js';
 import { reasonOf } from '../reasonOf.js';
-import { connectPostgres, describeConnectionString, type PostgresOptions } from './connectPostgres.js';
+import { QueryTimeoutError } from './boundQuery.js';
+import { connectPostgres, DEFAULT_TIMEOUTS, describeConnectionString, type PostgresOptions } from './connectPostgres.js';
 import { createPostgresSync } from './createPostgresSync.js';
 import { petStatements } from './petStatements.js';
 import { ReadBatch } from './ReadBatch.js';
@@ -184,6 +185,10 @@ export const openPostgresStorage = async (options: PostgresStorageOptions): Prom
         ])
       ).map(pageOf),
     PAGE_STATEMENTS_IN_FLIGHT,
+    {
+      milliseconds: options.queryTimeout ?? DEFAULT_TIMEOUTS.queryTimeout,
+      error: () => toStorageError(new QueryTimeoutError('no list statement could be sent within queryTimeout'), 'read'),
+    },
   );
 
   const where = 'connectionString' in options ? describeConnectionString(options.connectionString) : `The PostgreSQL schema ${db.schema}`;

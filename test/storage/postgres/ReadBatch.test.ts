@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ReadBatch } from '../../../storage/postgres/ReadBatch.js';
 
 /** A statement that answers when the test says so. */
@@ -25,6 +25,7 @@ describe('ReadBatch', () => {
         return items.map((item) => `many ${item}`);
       },
       1,
+      { milliseconds: 60_000, error: () => new Error('late') },
     );
     const answers = Promise.all([1, 2, 3, 4].map((item) => batch.read(item)));
     first.release();
@@ -44,6 +45,7 @@ describe('ReadBatch', () => {
         return items;
       },
       1,
+      { milliseconds: 60_000, error: () => new Error('late') },
     );
     const one = batch.read(1);
     const failed = Promise.allSettled([batch.read(2), batch.read(3)]);
@@ -51,5 +53,31 @@ describe('ReadBatch', () => {
     expect(await one).toBe(1);
     expect((await failed).map((settled) => settled.status)).toEqual(['rejected', 'rejected']);
     expect(await batch.read(4)).toBe(4);
+  });
+
+  it('Should fail a read that could not be sent in time, and leave the others to their statement', async () => {
+    vi.useFakeTimers();
+    try {
+      const first = held();
+      const batch = new ReadBatch<number, number>(
+        async (item) => {
+          if (item === 1) await first.gate;
+          return item;
+        },
+        async (items) => items,
+        1,
+        { milliseconds: 100, error: () => new Error('not sent in time') },
+      );
+      const one = batch.read(1);
+      const late = batch.read(2);
+      late.catch(() => {});
+      await vi.advanceTimersByTimeAsync(100);
+      const third = batch.read(3);
+      await expect(late).rejects.toThrow('not sent in time');
+      first.release();
+      expect(await Promise.all([one, third])).toEqual([1, 3]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
