@@ -11,7 +11,7 @@ import { readIdempotencyKey } from '../http/readIdempotencyKey.js';
 import { readJsonBody } from '../http/readJsonBody.js';
 import { withHeaders } from '../http/withHeaders.js';
 import type { Pet } from '../schemas/Pet.js';
-import { createPageCache, type PageAnswer } from './createPageCache.js';
+import { createPageCache, createTextPageCache, type PageAnswer } from './createPageCache.js';
 import type { RouteHandler } from './createRouter.js';
 import { keepForPet, petText } from './petText.js';
 import type { RouteContext } from './RouteContext.js';
@@ -26,7 +26,8 @@ const answerWithTag = ({ request, respond, headers }: RouteContext, { text, etag
 /**
  * GET {base}/pets: a page of animals, with a `Link rel="next"` while more remain. With
  * `listPetsText` (a storage that writes pages itself), the page's text is the storage's,
- * tagged as any other page: the same bytes, ETag and Link as from the animals.
+ * tagged as any other page (its tag kept while the same request gets the same text): the
+ * same bytes, ETag and Link as from the animals.
  */
 export const listPetsRoute = (catalogue: Catalogue, tagOf: EntityTagger, listPetsText?: CatalogueParts['listPetsText']): RouteHandler => {
   const pageAnswer = createPageCache(tagOf);
@@ -34,10 +35,11 @@ export const listPetsRoute = (catalogue: Catalogue, tagOf: EntityTagger, listPet
     // The query the catalogue obeyed, written as the client will read it.
     next === undefined ? undefined : `<${base}/pets?${writeListQuery(next)}>; rel="next"`;
   if (listPetsText !== undefined) {
+    const textAnswer = createTextPageCache(tagOf);
     return async (context) => {
       const { text, next } = await listPetsText(context.url.searchParams);
       const link = linkOf(context.base, next);
-      return answerWithTag(context, { text, etag: await tagOf(text, link) }, link);
+      return answerWithTag(context, await textAnswer(`${context.base}${context.url.search}`, text, link), link);
     };
   }
   return async (context) => {

@@ -186,4 +186,25 @@ describe('PostgreSQL list pages as text', () => {
     const walks = await Promise.all(queries.map((query) => walk(postgres, `/v1/pets?${query}`)));
     for (const [index, query] of queries.entries()) expect(walks[index], query).toEqual(await walk(memory, `/v1/pets?${query}`));
   });
+
+  it('Should tag a page anew when the same request gets a new text, as from memory', { timeout: 60_000 }, async () => {
+    const pets = samplePets().slice(0, 9);
+    const postgres = serviceOn(await postgresHolding(pets));
+    const memory = serviceOn(createMemoryStorage(pets));
+    const before = await walk(postgres, '/v1/pets?limit=100');
+    expect(await walk(postgres, '/v1/pets?limit=100')).toEqual(before);
+    for (const service of [postgres, memory]) {
+      const created = await service(
+        new Request('http://127.0.0.1/v1/pets', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'Newcomer "N"', categoryId: 3 }),
+        }),
+      );
+      expect(created.status).toBe(201);
+    }
+    const after = await walk(postgres, '/v1/pets?limit=100');
+    expect(after[0]!.etag).not.toBe(before[0]!.etag);
+    expect(after).toEqual(await walk(memory, '/v1/pets?limit=100'));
+  });
 });
