@@ -54,6 +54,17 @@ export interface IdempotentCreate {
   replayed: boolean;
 }
 
+/**
+ * A page of animals as JSON text, made by the storage itself (a database can build it for
+ * less than the service spends parsing rows into objects and serialising them again).
+ */
+export interface PetPageText {
+  /** The animals, exactly as `JSON.stringify` writes the array of them: keys `id, name, categoryId, status`. */
+  text: string;
+  /** When an animal follows the page: the id of the page's last animal, the `after` of the next page. */
+  nextAfter?: number | undefined;
+}
+
 /** Whether a storage can take writes now. */
 export type StorageHealth = { ok: true } | { ok: false; reason: string };
 
@@ -83,6 +94,12 @@ export interface PetStorage {
   get(id: number): MaybePromise<Pet | undefined>;
   /** Up to `limit` animals that arrived after the animal `after`, in arrival order, optionally of one status. */
   list(page: PetPageRequest): Promise<Pet[]>;
+  /**
+   * The page `list` would give, as its JSON text, and where the next page starts.
+   * Optional: when present, list routes answer with this text as is, so it must be byte for
+   * byte what the service would write for the animals `list` hands over.
+   */
+  listText?(page: PetPageRequest): Promise<PetPageText>;
   /**
    * Whether writes can be made durable now (a disk that refuses writes, a database that is
    * down, answer `ok: false` with a reason fit for an operator). Optional: a storage

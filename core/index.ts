@@ -21,7 +21,7 @@ export type { Sha256 } from './digest.js';
 export type { CorsOptions } from './http/cors.js';
 export { createOpenApiDocument, INTERFACE_VERSION } from './http/openApiDocument.js';
 export type { MaybePromise } from './MaybePromise.js';
-export type { PetPageRequest, PetStorage } from './PetStorage.js';
+export type { PetPageRequest, PetPageText, PetStorage } from './PetStorage.js';
 export * from './schemas/index.js';
 export { createSyncClient, type SyncClient, type SyncClientOptions, SyncHubError } from './sync/createSyncClient.js';
 export { type IdBlock, type KioskState, type StoreResult, SyncJoinError, type SyncStorage } from './sync/SyncStorage.js';

@@ -4,8 +4,9 @@ import { AnimalStoreError } from '../AnimalStoreError.js';
 import { type Sha256, webCryptoSha256 } from '../digest.js';
 import type { MaybePromise } from '../MaybePromise.js';
 import type { PetStorage } from '../PetStorage.js';
-import { ListQuery } from '../schemas/ListQuery.js';
+import { ListQuery, type ListQueryInput } from '../schemas/ListQuery.js';
 import type { Pet } from '../schemas/Pet.js';
+import type { PetStatus } from '../schemas/PetStatus.js';
 import { validate } from '../validate.js';
 import type { Catalogue, NextPageQuery, PetsQuery } from './Catalogue.js';
 import { createPetCreation, DEFAULT_IDEMPOTENCY_KEY_LIFETIME_SECONDS, type PetCreation } from './createPetCreation.js';
@@ -56,6 +57,14 @@ export interface CatalogueParts {
   creation: PetCreation;
   /** getPet, answering at once when the storage does (the catalogue's own always answers a promise). */
   getPet(id: number): MaybePromise<Pet>;
+  /** listPets answered with the page's JSON text, present when the storage makes it (`PetStorage.listText`). */
+  listPetsText?(query: URLSearchParams): Promise<PetPageTextAnswer>;
+}
+
+/** A page as `listPetsText` answers it: its JSON text and, when more remain, the next page's query. */
+export interface PetPageTextAnswer {
+  text: string;
+  next?: NextPageQuery;
 }
 
 /** The catalogue, and the steps its HTTP routes are built on. */
@@ -69,7 +78,8 @@ export const buildCatalogue = ({
   const cursors = createCursorCodec(cursorSecret, sha256);
   const creation = createPetCreation({ storage, sha256, now, keyLifetimeSeconds: idempotencyKeyLifetimeSeconds });
 
-  const listPets: Catalogue['listPets'] = async (query = {}) => {
+  /** The page a list query asks for: its size, its filter, and the animal it starts after. */
+  const readPage = async (query: ListQueryInput | URLSearchParams) => {
     const input = query instanceof URLSearchParams ? readListQuery(query) : query;
     const { limit, status, cursor } = validate(ListQuery, input, {
       what: 'The list query',
@@ -77,14 +87,33 @@ export const buildCatalogue = ({
       knownKeys: ListQuery.entries,
     });
     const after = cursor === undefined ? 0 : (await cursors.decode(cursor, status)).after;
+    return { after, limit, status };
+  };
+  /** The query of the page after the animal `lastId`. */
+  const nextPage = async (lastId: number, limit: number, status: PetStatus | undefined): Promise<NextPageQuery> => {
+    const next: NextPageQuery = { limit, cursor: await cursors.encode({ after: lastId, status }) };
+    if (status !== undefined) next.status = status;
+    return next;
+  };
+
+  const listPets: Catalogue['listPets'] = async (query = {}) => {
+    const { after, limit, status } = await readPage(query);
     // One more than asked tells whether a next page exists without a second look.
     const pets = await storage.list({ after, limit: limit + 1, status });
     if (pets.length <= limit) return { pets };
     pets.length = limit;
-    const next: NextPageQuery = { limit, cursor: await cursors.encode({ after: pets[limit - 1]!.id, status }) };
-    if (status !== undefined) next.status = status;
-    return { pets, next };
+    return { pets, next: await nextPage(pets[limit - 1]!.id, limit, status) };
   };
+
+  const { listText } = storage;
+  const listPetsText =
+    listText === undefined
+      ? undefined
+      : async (query: URLSearchParams): Promise<PetPageTextAnswer> => {
+          const { after, limit, status } = await readPage(query);
+          const { text, nextAfter } = await listText.call(storage, { after, limit, status });
+          return nextAfter === undefined ? { text } : { text, next: await nextPage(nextAfter, limit, status) };
+        };
 
   const pages: Catalogue['pages'] = (query) => walkPages(listPets, query);
 
@@ -111,5 +140,5 @@ export const buildCatalogue = ({
     },
     getPet: async (id) => getPet(id),
   };
-  return { catalogue, creation, getPet };
+  return listPetsText === undefined ? { catalogue, creation, getPet } : { catalogue, creation, getPet, listPetsText };
 };

@@ -51,3 +51,26 @@ export const createPageCache = (tagOf: EntityTagger): PageCache => {
     return { text, etag };
   };
 };
+
+/** Gives the tag of a page's text made elsewhere (by the storage), from the cache when the same request got the same text. */
+export type TextPageCache = (request: string, text: string, link: string | undefined) => Promise<PageAnswer>;
+
+/**
+ * Creates a cache for pages whose text the storage writes (PostgreSQL's `listText`): there
+ * are no animal objects to compare, so a page is kept under its request and its Link, and
+ * its tag given again when the storage hands over the very same text. The tag is a hash of
+ * the text and the Link alone, so equal texts under one Link have equal tags; comparing
+ * the texts costs far less than hashing them.
+ */
+export const createTextPageCache = (tagOf: EntityTagger): TextPageCache => {
+  const kept = new LRUCache<string, PageAnswer>({ max: PAGES_KEPT });
+  return async (request, text, link) => {
+    const key = `${request}\n${link ?? ''}`;
+    const found = kept.get(key);
+    if (found !== undefined && found.text === text) return found;
+    const tagged = tagOf(text, link);
+    const answer = { text, etag: typeof tagged === 'string' ? tagged : await tagged };
+    kept.set(key, answer);
+    return answer;
+  };
+};

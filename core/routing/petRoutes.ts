@@ -1,7 +1,7 @@
 /** @module The three operations of the interface, as HTTP handlers over the catalogue. */
 import { handleMaybePromise } from '@whatwg-node/promise-helpers';
 import { AnimalStoreError } from '../AnimalStoreError.js';
-import type { Catalogue } from '../catalogue/Catalogue.js';
+import type { Catalogue, NextPageQuery } from '../catalogue/Catalogue.js';
 import type { CatalogueParts } from '../catalogue/createCatalogue.js';
 import type { PetCreation } from '../catalogue/createPetCreation.js';
 import { parsePetId } from '../catalogue/petId.js';
@@ -11,7 +11,7 @@ import { readIdempotencyKey } from '../http/readIdempotencyKey.js';
 import { readJsonBody } from '../http/readJsonBody.js';
 import { withHeaders } from '../http/withHeaders.js';
 import type { Pet } from '../schemas/Pet.js';
-import { createPageCache, type PageAnswer } from './createPageCache.js';
+import { createPageCache, createTextPageCache, type PageAnswer } from './createPageCache.js';
 import type { RouteHandler } from './createRouter.js';
 import { keepForPet, petText } from './petText.js';
 import type { RouteContext } from './RouteContext.js';
@@ -23,13 +23,28 @@ const answerWithTag = ({ request, respond, headers }: RouteContext, { text, etag
   return respond.jsonText(200, text, answerHeaders);
 };
 
-/** GET {base}/pets: a page of animals, with a `Link rel="next"` while more remain. */
-export const listPetsRoute = (catalogue: Catalogue, tagOf: EntityTagger): RouteHandler => {
+/**
+ * GET {base}/pets: a page of animals, with a `Link rel="next"` while more remain. With
+ * `listPetsText` (a storage that writes pages itself), the page's text is the storage's,
+ * tagged as any other page (its tag kept while the same request gets the same text): the
+ * same bytes, ETag and Link as from the animals.
+ */
+export const listPetsRoute = (catalogue: Catalogue, tagOf: EntityTagger, listPetsText?: CatalogueParts['listPetsText']): RouteHandler => {
   const pageAnswer = createPageCache(tagOf);
+  const linkOf = (base: string, next: NextPageQuery | undefined) =>
+    // The query the catalogue obeyed, written as the client will read it.
+    next === undefined ? undefined : `<${base}/pets?${writeListQuery(next)}>; rel="next"`;
+  if (listPetsText !== undefined) {
+    const textAnswer = createTextPageCache(tagOf);
+    return async (context) => {
+      const { text, next } = await listPetsText(context.url.searchParams);
+      const link = linkOf(context.base, next);
+      return answerWithTag(context, await textAnswer(`${context.base}${context.url.search}`, text, link), link);
+    };
+  }
   return async (context) => {
     const { pets, next } = await catalogue.listPets(context.url.searchParams);
-    // The query the catalogue obeyed, written as the client will read it.
-    const link = next === undefined ? undefined : `<${context.base}/pets?${writeListQuery(next)}>; rel="next"`;
+    const link = linkOf(context.base, next);
     return answerWithTag(context, await pageAnswer(pets, link), link);
   };
 };

@@ -21,9 +21,27 @@ export const TEXTS_KEPT = 100_000;
  */
 export const keepForPet = <T>(kept: Map<Pet, T>, pet: Pet, value: T): void => {
   if (!isFixedPet(pet)) return;
-  if (kept.size >= TEXTS_KEPT) kept.delete(kept.keys().next().value!);
+  if (!kept.has(pet)) {
+    let ring = rings.get(kept);
+    if (ring === undefined) rings.set(kept, (ring = { pets: [], oldest: 0 }));
+    if (ring.pets.length < TEXTS_KEPT) ring.pets.push(pet);
+    else {
+      kept.delete(ring.pets[ring.oldest]!);
+      ring.pets[ring.oldest] = pet;
+      ring.oldest = (ring.oldest + 1) % TEXTS_KEPT;
+    }
+  }
   kept.set(pet, value);
 };
+
+/**
+ * The animals of each map in the order they were kept, to find the oldest in one step.
+ * Not `kept.keys().next()`: V8 leaves a deleted entry in a Map's table until the table is
+ * rebuilt, and that walks past every one of them, so once a storage hands over animals
+ * faster than they repeat (a database's, new objects at each read; a walk through a
+ * catalogue larger than `TEXTS_KEPT`) each drop cost a walk through the drops before it.
+ */
+const rings = new WeakMap<Map<Pet, unknown>, { pets: Pet[]; oldest: number }>();
 
 const texts = new Map<Pet, string>();
 

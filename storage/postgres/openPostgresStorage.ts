@@ -1,14 +1,16 @@
 /** @module The PostgreSQL storage: one catalogue shared by any number of instances. */
 import { AnimalStoreError } from '../../core/AnimalStoreError.js';
-import type { IdempotencyKey, IdempotentCreate, PetStorage, StorageHealth } from '../../core/PetStorage.js';
+import type { IdempotencyKey, IdempotentCreate, PetPageRequest, PetPageText, PetStorage, StorageHealth } from '../../core/PetStorage.js';
 import type { NewPet } from '../../core/schemas/NewPet.js';
 import type { SyncStorage } from '../../core/sync/SyncStorage.js';
 import { type CommitObserver, GroupCommit } from '../GroupCommit.js';
 import { KeySweep, type KeySweepOptions } from '../KeySweep.js';
 import { reasonOf } from '../reasonOf.js';
-import { connectPostgres, describeConnectionString, type PostgresOptions } from './connectPostgres.js';
+import { QueryTimeoutError } from './boundQuery.js';
+import { connectPostgres, DEFAULT_TIMEOUTS, describeConnectionString, type PostgresOptions } from './connectPostgres.js';
 import { createPostgresSync } from './createPostgresSync.js';
 import { petStatements } from './petStatements.js';
+import { ReadBatch } from './ReadBatch.js';
 import { toPet } from './toPet.js';
 import { toStorageError } from './toStorageError.js';
 
@@ -27,6 +29,8 @@ const POSTGRES_KEY_SWEEP: KeySweepOptions = { everyMilliseconds: 1_000, atMost: 
 export interface PostgresStorage extends PetStorage {
   /** The schema that holds its tables. */
   readonly schema: string;
+  /** A list page as JSON text, built by PostgreSQL: the service hands it over without parsing rows. */
+  listText(page: PetPageRequest): Promise<PetPageText>;
   /** Whether the database answers and takes writes (not a standby, not read-only). */
   checkHealth(): Promise<StorageHealth>;
   /** A hub or a kiosk on this schema, shared by every instance on it (see createPostgresSync.ts). */
@@ -53,6 +57,15 @@ const toJson = ({ newPet: { name, categoryId, status }, key }: Entry) =>
         createdAt: key.createdAt,
         expiresAt: key.expiresAt,
       };
+
+/**
+ * How many list statements run at once; pages asked for meanwhile wait and go together in
+ * the next (see ReadBatch). One, as creates commit one batch at a time: idle, a page goes at
+ * once; under load each statement carries every page asked for during the one before, which
+ * makes the round trips, not the pages, what costs, and leaves the other connections free
+ * for creates and reads of single animals. Two in flight measured a third more CPU per page.
+ */
+const PAGE_STATEMENTS_IN_FLIGHT = 1;
 
 /** How long a health check may take: an orchestrator's probe must not hang on a silent database. */
 const HEALTH_TIMEOUT = 2_000;
@@ -147,6 +160,37 @@ export const openPostgresStorage = async (options: PostgresStorageOptions): Prom
     }
   };
 
+  const pageOf = (row: Record<string, unknown>): PetPageText => {
+    // pg reads the bigint id as a string.
+    const { text, next_after: nextAfter } = row as { text: string; next_after: string | null };
+    return nextAfter === null ? { text } : { text, nextAfter: Number(nextAfter) };
+  };
+  const pages = new ReadBatch<PetPageRequest, PetPageText>(
+    // An aggregate answers one row, even for an empty page.
+    async ({ after, limit, status }) =>
+      pageOf(
+        (
+          await read(
+            status === undefined ? sql.listText : sql.listTextByStatus,
+            status === undefined ? [after, limit] : [after, limit, status],
+          )
+        )[0]!,
+      ),
+    async (batch) =>
+      (
+        await read(sql.listTexts, [
+          batch.map((page) => page.after),
+          batch.map((page) => page.limit),
+          batch.map((page) => page.status ?? null),
+        ])
+      ).map(pageOf),
+    PAGE_STATEMENTS_IN_FLIGHT,
+    {
+      milliseconds: options.queryTimeout ?? DEFAULT_TIMEOUTS.queryTimeout,
+      error: () => toStorageError(new QueryTimeoutError('no list statement could be sent within queryTimeout'), 'read'),
+    },
+  );
+
   const where = 'connectionString' in options ? describeConnectionString(options.connectionString) : `The PostgreSQL schema ${db.schema}`;
   return {
     schema: db.schema,
@@ -169,6 +213,7 @@ export const openPostgresStorage = async (options: PostgresStorageOptions): Prom
       );
       return rows.map(toPet);
     },
+    listText: (page) => pages.read(page),
     async checkHealth() {
       try {
         const { rows } = await db.query(sql.health, [], HEALTH_TIMEOUT);
