@@ -23,7 +23,10 @@ export const keepForPet = <T>(kept: Map<Pet, T>, pet: Pet, value: T): void => {
   if (!isFixedPet(pet)) return;
   if (!kept.has(pet)) {
     let ring = rings.get(kept);
-    if (ring === undefined) rings.set(kept, (ring = { pets: [], oldest: 0 }));
+    if (ring === undefined) {
+      ring = { pets: [], oldest: 0 };
+      rings.set(kept, ring);
+    }
     if (ring.pets.length < TEXTS_KEPT) ring.pets.push(pet);
     else {
       kept.delete(ring.pets[ring.oldest]!);

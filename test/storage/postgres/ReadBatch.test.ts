@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { ReadBatch } from '../../../storage/postgres/ReadBatch.js';
 
 /** A statement that answers when the test says so. */
-const held = <T>() => {
+const held = () => {
   let release!: () => void;
   const gate = new Promise<void>((resolve) => {
     release = resolve;
