@@ -11,11 +11,8 @@ import type { Pet } from '../../core/schemas/Pet.js';
 import { inChunks } from '../../storage/PetContent.js';
 import { openPostgresContent } from '../../storage/postgres/openPostgresContent.js';
 import { startPostgresCluster } from '../support/postgresCluster.js';
-import { runCli, startCli, waitForListening } from '../support/startCli.js';
-
-const HUB_KEY = 'bench-sync-hub-key-0001';
-const KIOSK_KEY = 'bench-sync-kiosk-key-0001';
-const TARGET_SECONDS = 30;
+import { startCli } from '../support/startCli.js';
+import { HUB_KEY, pullIntoNewKiosk, SYNC_PULL_TARGET_SECONDS } from './measureSyncPull.js';
 
 /** Measures one full pull of a new kiosk from a PostgreSQL hub; resolves with the seconds it took. */
 export const measurePostgresSyncPull = async (animals = 100_000): Promise<number> => {
@@ -39,42 +36,7 @@ export const measurePostgresSyncPull = async (animals = 100_000): Promise<number
     ),
   );
   try {
-    const started = performance.now();
-    const kiosk = runCli([
-      'serve',
-      join(folder, 'kiosk.json'),
-      '--port',
-      '0',
-      '--api-key',
-      KIOSK_KEY,
-      '--quiet',
-      '--sync-with',
-      hubs[1]!.url,
-      '--sync-key',
-      HUB_KEY,
-      '--sync-interval',
-      '1',
-    ]);
-    const url = await waitForListening(kiosk);
-    const headers = { authorization: `Bearer ${KIOSK_KEY}` };
-    for (;;) {
-      const status = (await (await fetch(`${url}/sync/status`, { headers })).json()) as { lastPull: string | null; problem: string | null };
-      if (status.lastPull !== null) break;
-      if (performance.now() - started > 120_000) throw new Error(`the kiosk did not finish its pull in 120 s: ${status.problem}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    const seconds = (performance.now() - started) / 1000;
-    let held = 0;
-    for (let next: string | undefined = `${url}/pets?limit=100`; next !== undefined; ) {
-      const response: Response = await fetch(next, { headers });
-      held += ((await response.json()) as unknown[]).length;
-      const path = /<([^>]+)>; rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
-      next = path === undefined ? undefined : new URL(path, url).href;
-    }
-    if (held !== animals) throw new Error(`the kiosk holds ${held} animals after its pull, not ${animals}`);
-    kiosk.child.kill('SIGTERM');
-    await kiosk.exited;
-    return seconds;
+    return (await pullIntoNewKiosk(join(folder, 'kiosk.json'), hubs[1]!.url, animals)).seconds;
   } finally {
     for (const hub of hubs) hub.child.kill('SIGTERM');
     await Promise.all(hubs.map((hub) => hub.exited));
@@ -87,6 +49,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const animals = Number(process.argv[2] ?? 100_000);
   const seconds = await measurePostgresSyncPull(animals);
   console.log(
-    `sync from PostgreSQL: a new kiosk pulled ${animals} animals in ${seconds.toFixed(1)} s from its spawn; target < ${TARGET_SECONDS} s: ${seconds < TARGET_SECONDS ? 'met' : 'MISSED'}`,
+    `sync from PostgreSQL: a new kiosk pulled ${animals} animals in ${seconds.toFixed(1)} s from its spawn; target < ${SYNC_PULL_TARGET_SECONDS} s: ${seconds < SYNC_PULL_TARGET_SECONDS ? 'met' : 'MISSED'}`,
   );
 }
