@@ -20,7 +20,7 @@ import { createMemoryStorage } from '../../storage/createMemoryStorage.js';
 import { openPostgresStorage } from '../../storage/postgres/openPostgresStorage.js';
 import { benchPet } from './benchData.js';
 import { BENCH_SCHEMA, openBenchDatabase } from './benchDatabase.js';
-import { BENCH_KEY, WALK_PAGES } from './workloads.js';
+import { BENCH_KEY, walkPaths } from './workloads.js';
 
 const { values } = parseArgs({
   options: {
@@ -59,18 +59,8 @@ const contenders: [string, Service][] = [
 const headers = { host: '127.0.0.1:8080', authorization: `Bearer ${BENCH_KEY}` };
 const get = (path: string) => new ServerRequest(`http://localhost${path}`, { method: 'GET', headers }) as Request;
 
-/** The paths of a walk of pages from `first`, following each page's Link, as a client does. */
-const walkOf = async (service: Service, first: string) => {
-  const paths = [first];
-  for (;;) {
-    const link = (await service(get(paths.at(-1)!))).headers.get('link');
-    const target = link === null ? undefined : /^<([^>]*)>/.exec(link)?.[1];
-    if (target === undefined || paths.length >= WALK_PAGES) return paths;
-    paths.push(target);
-  }
-};
 const walking = (first: string) => async (service: Service) => {
-  const paths = await walkOf(service, first);
+  const paths = await walkPaths((path) => service(get(path)), first);
   let page = 0;
   return () => get(paths[page++ % paths.length]!);
 };

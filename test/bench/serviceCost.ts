@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import { Request as ServerRequest, Response as ServerResponse } from '@whatwg-node/fetch';
 import { benchPet } from './benchData.js';
 import { REPO_ROOT } from './servers.js';
-import { BENCH_KEY, MIXED_CREATE_EVERY, type Operation, WALK_PAGES } from './workloads.js';
+import { BENCH_KEY, MIXED_CREATE_EVERY, type Operation, walkPaths } from './workloads.js';
 
 const { values } = parseArgs({
   options: {
@@ -67,19 +67,9 @@ const post = () =>
     duplex: 'half',
   } as RequestInit) as Request;
 type Service = (request: Request) => Promise<Response>;
-/** The paths of a walk of pages from `first`, following each page's Link, as a client does (each checkout seals its own cursors). */
-const walkOf = async (service: Service, first: string) => {
-  const paths = [first];
-  for (;;) {
-    const link = (await service(get(paths.at(-1)!))).headers.get('link');
-    const target = link === null ? undefined : /^<([^>]*)>/.exec(link)?.[1];
-    if (target === undefined || paths.length >= WALK_PAGES) return paths;
-    paths.push(target);
-  }
-};
 /** A request maker that walks a checkout's pages round and round, every `createEvery`-th request a create instead. */
 const walking = (first: string, createEvery?: number) => async (service: Service) => {
-  const paths = await walkOf(service, first);
+  const paths = await walkPaths((path) => service(get(path)), first);
   let sent = 0;
   let page = 0;
   return () => (createEvery !== undefined && ++sent % createEvery === 0 ? post() : get(paths[page++ % paths.length]!));

@@ -41,6 +41,22 @@ export const OPERATION_LABELS: Record<Operation, string> = {
 
 /** The most pages a walk visits before it starts again: more than a page cache keeps. */
 export const WALK_PAGES = 500;
+
+/**
+ * The paths of a walk of pages from `first`, following each page's Link as a client does,
+ * `WALK_PAGES` at most. `ask` answers one path (each service seals its own cursors, so a walk
+ * is made on the service that will be measured).
+ */
+export const walkPaths = async (ask: (path: string) => Promise<Response>, first: string): Promise<string[]> => {
+  const paths = [first];
+  for (;;) {
+    const link = (await ask(paths.at(-1)!)).headers.get('link');
+    const target = link === null ? undefined : /^<([^>]*)>/.exec(link)?.[1];
+    if (target === undefined || paths.length >= WALK_PAGES) return paths;
+    paths.push(target);
+  }
+};
+
 /** In the mixed load, every this-many-th request is a create. */
 export const MIXED_CREATE_EVERY = 10;
 /**
