@@ -92,8 +92,11 @@ export interface PetStorage {
    * answer at once, without a promise, so the service can answer in the same turn.
    */
   get(id: number): MaybePromise<Pet | undefined>;
-  /** Up to `limit` animals that arrived after the animal `after`, in arrival order, optionally of one status. */
-  list(page: PetPageRequest): Promise<Pet[]>;
+  /**
+   * Up to `limit` animals that arrived after the animal `after`, in arrival order, optionally
+   * of one status: a fresh array the caller may change. Like `get`, it may answer at once.
+   */
+  list(page: PetPageRequest): MaybePromise<Pet[]>;
   /**
    * The page `list` would give, as its JSON text, and where the next page starts.
    * Optional: when present, list routes answer with this text as is, so it must be byte for

@@ -155,7 +155,7 @@ export const createPetService = (options: PetServiceOptions): PetService => {
   const storageFailures = createStorageFailureLog(reportError, warn);
   const tagOf = createEntityTagger(sha256);
   const { storage, docsAssets } = options;
-  const { catalogue, creation, getPet, listPetsText } = buildCatalogue({
+  const { catalogue, creation, getPet, listPets, listPetsText } = buildCatalogue({
     storage,
     sha256,
     now,
@@ -170,7 +170,7 @@ export const createPetService = (options: PetServiceOptions): PetService => {
     pets: {
       operations: { GET: 'listPets', POST: 'createPet' },
       methods: {
-        GET: listPetsRoute(catalogue, tagOf, listPetsText),
+        GET: listPetsRoute(listPets, tagOf, listPetsText),
         POST: createPetRoute(creation, { idempotencyKeyRequired: options.idempotency?.required ?? false }),
       },
     },

@@ -113,7 +113,7 @@ export const createMemoryStorage = (
     get(id) {
       return index.get(id);
     },
-    async list(page) {
+    list(page) {
       return index.list(page);
     },
     sync: {

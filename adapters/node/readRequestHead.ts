@@ -80,6 +80,12 @@ export const targetPathAndQuery = (target: string): string | undefined => {
   return `${url.pathname}${url.search}`;
 };
 
+/**
+ * The last Host found valid: a server's clients name it the same way request after request,
+ * so checking a Host is one string comparison but for the first and for a change.
+ */
+let lastValidHost: string | undefined;
+
 const quoteShort = (value: string) => JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
 
 /**
@@ -113,13 +119,15 @@ export const readRequestHead = (target: string, rawHeaders: readonly string[], h
     return { answer: validationFailed('Host', 'An HTTP/1.1 request needs a Host header naming the server, such as example.com:8080.') };
   }
   const host = lines.host ?? '';
-  if (target.startsWith('/') && !isValidHost(host)) {
-    return {
-      answer: validationFailed(
-        'Host',
-        `The Host header ${quoteShort(host)} is not a host name or address with an optional port, such as example.com:8080.`,
-      ),
-    };
+  if (target.startsWith('/') && host !== lastValidHost) {
+    if (isValidHost(host)) lastValidHost = host;
+    else
+      return {
+        answer: validationFailed(
+          'Host',
+          `The Host header ${quoteShort(host)} is not a host name or address with an optional port, such as example.com:8080.`,
+        ),
+      };
   }
   return { pathAndQuery };
 };

@@ -8,7 +8,7 @@ import { ListQuery, type ListQueryInput } from '../schemas/ListQuery.js';
 import type { Pet } from '../schemas/Pet.js';
 import type { PetStatus } from '../schemas/PetStatus.js';
 import { validate } from '../validate.js';
-import type { Catalogue, NextPageQuery, PetsQuery } from './Catalogue.js';
+import type { Catalogue, NextPageQuery, PetPage, PetsQuery } from './Catalogue.js';
 import { createPetCreation, DEFAULT_IDEMPOTENCY_KEY_LIFETIME_SECONDS, type PetCreation } from './createPetCreation.js';
 import { createCursorCodec } from './cursor.js';
 import { checkPetId } from './petId.js';
@@ -44,6 +44,13 @@ export async function* walkPages(listPets: Catalogue['listPets'], query: PetsQue
   }
 }
 
+/** Which animals a page holds: up to `limit` after the animal `after`, of one status or any. */
+interface PageRequest {
+  after: number;
+  limit: number;
+  status: PetStatus | undefined;
+}
+
 /** The cursor secret when none is given: public, so default cursors are tamper-evident but not unforgeable. */
 const DEFAULT_CURSOR_SECRET = 'animal-store/cursor/v1';
 
@@ -57,6 +64,8 @@ export interface CatalogueParts {
   creation: PetCreation;
   /** getPet, answering at once when the storage does (the catalogue's own always answers a promise). */
   getPet(id: number): MaybePromise<Pet>;
+  /** listPets, answering at once when the storage and the cursors do (the catalogue's own always answers a promise). */
+  listPets(query: ListQueryInput | URLSearchParams): MaybePromise<PetPage>;
   /** listPets answered with the page's JSON text, present when the storage makes it (`PetStorage.listText`). */
   listPetsText?(query: URLSearchParams): Promise<PetPageTextAnswer>;
 }
@@ -79,31 +88,46 @@ export const buildCatalogue = ({
   const creation = createPetCreation({ storage, sha256, now, keyLifetimeSeconds: idempotencyKeyLifetimeSeconds });
 
   /** The page a list query asks for: its size, its filter, and the animal it starts after. */
-  const readPage = async (query: ListQueryInput | URLSearchParams) => {
+  const readPage = (query: ListQueryInput | URLSearchParams): MaybePromise<PageRequest> => {
     const input = query instanceof URLSearchParams ? readListQuery(query) : query;
     const { limit, status, cursor } = validate(ListQuery, input, {
       what: 'The list query',
       rootName: 'query',
       knownKeys: ListQuery.entries,
     });
-    const after = cursor === undefined ? 0 : (await cursors.decode(cursor, status)).after;
-    return { after, limit, status };
+    if (cursor === undefined) return { after: 0, limit, status };
+    return handleMaybePromise(
+      () => cursors.decode(cursor, status),
+      ({ after }) => ({ after, limit, status }),
+    );
   };
   /** The query of the page after the animal `lastId`. */
-  const nextPage = async (lastId: number, limit: number, status: PetStatus | undefined): Promise<NextPageQuery> => {
-    const next: NextPageQuery = { limit, cursor: await cursors.encode({ after: lastId, status }) };
-    if (status !== undefined) next.status = status;
-    return next;
-  };
+  const nextPage = (lastId: number, limit: number, status: PetStatus | undefined): MaybePromise<NextPageQuery> =>
+    handleMaybePromise(
+      () => cursors.encode({ after: lastId, status }),
+      (cursor) => (status === undefined ? { limit, cursor } : { limit, cursor, status }),
+    );
 
-  const listPets: Catalogue['listPets'] = async (query = {}) => {
-    const { after, limit, status } = await readPage(query);
-    // One more than asked tells whether a next page exists without a second look.
-    const pets = await storage.list({ after, limit: limit + 1, status });
-    if (pets.length <= limit) return { pets };
-    pets.length = limit;
-    return { pets, next: await nextPage(pets[limit - 1]!.id, limit, status) };
-  };
+  // Each step answers at once when it can (memory and the JSON file hold their animals; a
+  // cursor made or checked lately is kept), so a page can be answered in its request's turn.
+  const listPage = (query: ListQueryInput | URLSearchParams): MaybePromise<PetPage> =>
+    handleMaybePromise(
+      () => readPage(query),
+      ({ after, limit, status }) =>
+        handleMaybePromise(
+          // One more than asked tells whether a next page exists without a second look.
+          () => storage.list({ after, limit: limit + 1, status }),
+          (pets): MaybePromise<PetPage> => {
+            if (pets.length <= limit) return { pets };
+            pets.length = limit;
+            return handleMaybePromise(
+              () => nextPage(pets[limit - 1]!.id, limit, status),
+              (next) => ({ pets, next }),
+            );
+          },
+        ),
+    );
+  const listPets: Catalogue['listPets'] = async (query = {}) => listPage(query);
 
   const { listText } = storage;
   const listPetsText =
@@ -140,5 +164,7 @@ export const buildCatalogue = ({
     },
     getPet: async (id) => getPet(id),
   };
-  return listPetsText === undefined ? { catalogue, creation, getPet } : { catalogue, creation, getPet, listPetsText };
+  const parts: CatalogueParts = { catalogue, creation, getPet, listPets: listPage };
+  if (listPetsText !== undefined) parts.listPetsText = listPetsText;
+  return parts;
 };

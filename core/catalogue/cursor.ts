@@ -1,8 +1,10 @@
 /** @module Opaque, tamper-evident page cursors for keyset pagination. */
+import { handleMaybePromise } from '@whatwg-node/promise-helpers';
 import { LRUCache } from 'lru-cache';
 import { AnimalStoreError } from '../AnimalStoreError.js';
 import { fromBase64Url, toBase64Url } from '../base64url.js';
 import { equalInConstantTime, type Sha256, sha256Text } from '../digest.js';
+import type { MaybePromise } from '../MaybePromise.js';
 import { PET_STATUSES, type PetStatus } from '../schemas/PetStatus.js';
 
 /** Where a page ends: the last id it showed and the status filter it was made for. */
@@ -11,10 +13,14 @@ export interface CursorPosition {
   status: PetStatus | undefined;
 }
 
-/** Encodes positions into cursors and back; `decode` throws a 400 for any cursor it did not make. */
+/**
+ * Encodes positions into cursors and back; `decode` throws a 400 for any cursor it did not
+ * make. Both answer at once when the hash does, or when the cursor is one made or checked
+ * lately; else a promise.
+ */
 export interface CursorCodec {
-  encode(position: CursorPosition): Promise<string>;
-  decode(cursor: string, status: PetStatus | undefined): Promise<CursorPosition>;
+  encode(position: CursorPosition): MaybePromise<string>;
+  decode(cursor: string, status: PetStatus | undefined): MaybePromise<CursorPosition>;
 }
 
 const encoder = new TextEncoder();
@@ -35,7 +41,11 @@ const invalidCursor = (reason: string) =>
  * state on the server and stay valid across restarts with the same secret.
  */
 export const createCursorCodec = (secret: string, sha256: Sha256): CursorCodec => {
-  const seal = async (payload: string) => (await sha256Text(sha256, `${secret}\u0000${payload}`)).subarray(0, SEAL_BYTES);
+  const seal = (payload: string): MaybePromise<Uint8Array> =>
+    handleMaybePromise(
+      () => sha256Text(sha256, `${secret}\u0000${payload}`),
+      (digest) => digest.subarray(0, SEAL_BYTES),
+    );
 
   // A cursor depends only on its position, and the same few positions (the end of the first
   // page, above all) are asked for again and again: keep the last ones made. A client walking
@@ -46,31 +56,47 @@ export const createCursorCodec = (secret: string, sha256: Sha256): CursorCodec =
   const known = new LRUCache<string, CursorPosition>({ max: CURSORS_KEPT });
 
   return {
-    async encode({ after, status }) {
+    encode({ after, status }) {
       const payload = `1:${after}:${status ?? ''}`;
-      let cursor = made.get(payload);
-      if (cursor === undefined) {
-        cursor = `${toBase64Url(encoder.encode(payload))}.${toBase64Url(await seal(payload))}`;
-        made.set(payload, cursor);
-        known.set(cursor, Object.freeze({ after, status }));
-      }
-      return cursor;
+      return (
+        made.get(payload) ??
+        handleMaybePromise(
+          () => seal(payload),
+          (sealed) => {
+            const cursor = `${toBase64Url(encoder.encode(payload))}.${toBase64Url(sealed)}`;
+            made.set(payload, cursor);
+            known.set(cursor, Object.freeze({ after, status }));
+            return cursor;
+          },
+        )
+      );
     },
-    async decode(cursor, status) {
-      const position = known.get(cursor) ?? (await unseal(cursor));
-      if (position.status !== status) throw invalidCursor('was made for a different status filter');
-      return position;
+    decode(cursor, status) {
+      const ofFilter = (position: CursorPosition) => {
+        if (position.status !== status) throw invalidCursor('was made for a different status filter');
+        return position;
+      };
+      const position = known.get(cursor);
+      return position === undefined ? handleMaybePromise(() => unseal(cursor), ofFilter) : ofFilter(position);
     },
   };
 
   /** Checks the seal of a cursor not seen lately, and keeps it once it holds. */
-  async function unseal(cursor: string): Promise<CursorPosition> {
+  function unseal(cursor: string): MaybePromise<CursorPosition> {
     const [payloadPart, sealPart, ...rest] = cursor.length <= 128 ? cursor.split('.') : [];
     const payloadBytes = payloadPart === undefined ? undefined : fromBase64Url(payloadPart);
     const presentedSeal = sealPart === undefined ? undefined : fromBase64Url(sealPart);
     if (!payloadBytes || !presentedSeal || rest.length > 0) throw invalidCursor('is not a cursor this service made');
     const payload = String.fromCharCode(...payloadBytes);
-    if (!equalInConstantTime(presentedSeal, await seal(payload))) throw invalidCursor('is not a cursor this service made');
+    return handleMaybePromise(
+      () => seal(payload),
+      (sealed) => checked(cursor, payload, presentedSeal, sealed),
+    );
+  }
+
+  /** The position a cursor names, once its seal is found to be the one its payload should carry. */
+  function checked(cursor: string, payload: string, presentedSeal: Uint8Array, sealed: Uint8Array): CursorPosition {
+    if (!equalInConstantTime(presentedSeal, sealed)) throw invalidCursor('is not a cursor this service made');
     const match = PAYLOAD.exec(payload);
     const cursorStatus = match?.[2] === '' ? undefined : (match?.[2] as PetStatus | undefined);
     if (!match || (cursorStatus !== undefined && !PET_STATUSES.includes(cursorStatus))) {

@@ -1,6 +1,8 @@
 /** @module The JSON text and ETag of list pages asked for again and again, kept while their animals are the same. */
+import { handleMaybePromise } from '@whatwg-node/promise-helpers';
 import { LRUCache } from 'lru-cache';
 import type { EntityTagger } from '../http/entityTags.js';
+import type { MaybePromise } from '../MaybePromise.js';
 import type { Pet } from '../schemas/Pet.js';
 import { isFixedPet, pageText } from './petText.js';
 
@@ -10,45 +12,61 @@ export interface PageAnswer {
   etag: string;
 }
 
-/** Gives the body and tag of a page of animals with its Link, from the cache when its animals are unchanged. */
-export type PageCache = (pets: readonly Pet[], link: string | undefined) => Promise<PageAnswer>;
+/**
+ * Gives the body and tag of a page of animals with its Link, from the cache when its animals
+ * are unchanged; at once, unless the hash answers later.
+ */
+export type PageCache = (pets: readonly Pet[], link: string | undefined) => MaybePromise<PageAnswer>;
 
-/** How many pages are kept: at most 100 animals and 7 kB of text each. */
+/** How many first animals pages are kept under: at most 100 animals and 7 kB of text each. */
 const PAGES_KEPT = 256;
+/** How many pages one first animal keeps (`?limit=20` and `?limit=100` both start at the first animal). */
+const PAGES_PER_FIRST = 4;
 
 interface KeptPage extends PageAnswer {
   pets: readonly Pet[];
+  link: string | undefined;
 }
 
-/** Whether two pages hold the very same animal objects, in the same order. */
-const samePets = (kept: readonly Pet[], pets: readonly Pet[]) => {
-  if (kept.length !== pets.length) return false;
-  for (let index = 0; index < pets.length; index++) if (kept[index] !== pets[index]) return false;
+/** The key of a page without animals. */
+const NO_FIRST = Object.freeze({}) as Pet;
+
+/** Whether a kept page is this page: the same Link, and the very same animal objects in the same order. */
+const isPage = (kept: KeptPage, pets: readonly Pet[], link: string | undefined) => {
+  if (kept.link !== link || kept.pets.length !== pets.length) return false;
+  for (let index = 0; index < pets.length; index++) if (kept.pets[index] !== pets[index]) return false;
   return true;
 };
 
 /**
  * Creates a page cache. Most list requests ask for the same few pages (the first page of
  * each filter above all) and get them unchanged, yet each answer serialised its animals and
- * hashed the text again: most of what a list costs. A page is kept under its first id, its
- * length and its Link, and given again only when the storage hands over the very same
- * animal objects, all frozen plain objects (as the memory and JSON-file storages keep them):
- * those cannot have changed, and a storage that reloads an edited file hands over new ones.
- * Any other page is joined from its animals' texts (`pageText`), tagged, and not kept.
+ * hashed the text again: most of what a list costs. A page is kept under its first animal
+ * (the object itself: a lookup that costs next to nothing, where a key written from the
+ * page's ids and Link cost a request as much as the rest of the cache) and given again only
+ * when the storage hands over the very same animal objects under the same Link, all frozen
+ * plain objects (as the memory and JSON-file storages keep them): those cannot have
+ * changed, and a storage that reloads an edited file hands over new ones. Any other page
+ * is joined from its animals' texts (`pageText`), tagged, and not kept.
  */
 export const createPageCache = (tagOf: EntityTagger): PageCache => {
-  const kept = new LRUCache<string, KeptPage>({ max: PAGES_KEPT });
-  return async (pets, link) => {
-    const key = `${pets[0]?.id ?? ''}:${pets.length}:${link ?? ''}`;
-    const found = kept.get(key);
-    if (found !== undefined && samePets(found.pets, pets)) return found;
+  const kept = new LRUCache<Pet, KeptPage[]>({ max: PAGES_KEPT });
+  return (pets, link) => {
+    const first = pets[0] ?? NO_FIRST;
+    const pages = kept.get(first);
+    if (pages !== undefined) for (const page of pages) if (isPage(page, pets, link)) return page;
     const text = pageText(pets);
-    const tagged = tagOf(text, link);
-    const etag = typeof tagged === 'string' ? tagged : await tagged;
-    if (pets.every(isFixedPet)) {
-      kept.set(key, { pets: [...pets], text, etag });
-    }
-    return { text, etag };
+    return handleMaybePromise(
+      () => tagOf(text, link),
+      (etag) => {
+        if (pets.every(isFixedPet)) {
+          const page = { pets: [...pets], link, text, etag };
+          if (pages === undefined) kept.set(first, [page]);
+          else if (pages.unshift(page) > PAGES_PER_FIRST) pages.pop();
+        }
+        return { text, etag };
+      },
+    );
   };
 };
 

@@ -29,7 +29,11 @@ const answerWithTag = ({ request, respond, headers }: RouteContext, { text, etag
  * tagged as any other page (its tag kept while the same request gets the same text): the
  * same bytes, ETag and Link as from the animals.
  */
-export const listPetsRoute = (catalogue: Catalogue, tagOf: EntityTagger, listPetsText?: CatalogueParts['listPetsText']): RouteHandler => {
+export const listPetsRoute = (
+  listPets: CatalogueParts['listPets'],
+  tagOf: EntityTagger,
+  listPetsText?: CatalogueParts['listPetsText'],
+): RouteHandler => {
   const pageAnswer = createPageCache(tagOf);
   const linkOf = (base: string, next: NextPageQuery | undefined) =>
     // The query the catalogue obeyed, written as the client will read it.
@@ -42,11 +46,18 @@ export const listPetsRoute = (catalogue: Catalogue, tagOf: EntityTagger, listPet
       return answerWithTag(context, await textAnswer(`${context.base}${context.url.search}`, text, link), link);
     };
   }
-  return async (context) => {
-    const { pets, next } = await catalogue.listPets(context.url.searchParams);
-    const link = linkOf(context.base, next);
-    return answerWithTag(context, await pageAnswer(pets, link), link);
-  };
+  // At once when the catalogue and the hash answer at once (memory, the JSON file), as getPet.
+  return (context) =>
+    handleMaybePromise(
+      () => listPets(context.url.searchParams),
+      ({ pets, next }) => {
+        const link = linkOf(context.base, next);
+        return handleMaybePromise(
+          () => pageAnswer(pets, link),
+          (answer) => answerWithTag(context, answer, link),
+        );
+      },
+    );
 };
 
 /** What createPet needs beyond the creation step: whether every create must carry an Idempotency-Key. */

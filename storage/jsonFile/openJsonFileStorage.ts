@@ -178,7 +178,7 @@ export const openJsonFileStorageOn = async (
     get(id) {
       return index.get(id);
     },
-    async list(page) {
+    list(page) {
       return index.list(page);
     },
     checkHealth() {

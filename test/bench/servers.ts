@@ -59,6 +59,8 @@ export interface StartRequest {
   profileDir?: string;
   /** Run our server and the references from this tsc build (see `compileServers`) instead of through tsx. */
   compiledDir?: string;
+  /** More of our CLI's flags, after the bench's own (ours only). */
+  ourFlags?: string[];
 }
 
 /** A contender that listens. */
@@ -163,7 +165,20 @@ const commandFor = async (contender: ContenderId, request: StartRequest): Promis
       ? [join(request.compiledDir, 'adapters/cli.js')]
       : [...TSX_IMPORT, join(REPO_ROOT, 'adapters/cli.ts')];
     return {
-      args: [...profile, ...entry, 'serve', '--host', '127.0.0.1', '--port', '0', '--api-key', BENCH_KEY, '--quiet', ...storageArgs],
+      args: [
+        ...profile,
+        ...entry,
+        'serve',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        '0',
+        '--api-key',
+        BENCH_KEY,
+        '--quiet',
+        ...storageArgs,
+        ...(request.ourFlags ?? []),
+      ],
       cwd: REPO_ROOT,
     };
   }

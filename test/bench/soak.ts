@@ -21,6 +21,7 @@ import { parseArgs } from 'node:util';
 import { killLeftoverProcessesOnExit } from '../support/nodeProcess.js';
 import { writeBenchData } from './benchData.js';
 import { describeMachine, pinLoadGenerator } from './machine.js';
+import { readHeap } from './readHeap.js';
 import { compileServers, startServer } from './servers.js';
 import { startTraffic, type TrafficRates } from './soakTraffic.js';
 import { judgeSoak, type SoakSample } from './soakVerdict.js';
@@ -32,6 +33,7 @@ const { values: args } = parseArgs({
     minutes: { type: 'string', default: '10' },
     out: { type: 'string' },
     creates: { type: 'string', default: '5' },
+    'key-lifetime': { type: 'string' },
   },
 });
 const minutes = Number(args.minutes);
@@ -63,7 +65,9 @@ const main = async () => {
   process.once('exit', () => rmSync(temporary, { recursive: true, force: true }));
   const compiledDir = await compileServers(join(temporary, 'build'));
   const data = await writeBenchData(join(temporary, 'data'), ANIMALS);
-  const server = await startServer('ours', { data, storage: 'file', workDir: join(temporary, 'work'), pinning, compiledDir });
+  // `--metrics` lets each sample read the V8 heap beside RSS: what the heap holds tells a leak from the heap's own breathing.
+  const ourFlags = ['--metrics', ...(args['key-lifetime'] === undefined ? [] : ['--idempotency-key-lifetime', args['key-lifetime']])];
+  const server = await startServer('ours', { data, storage: 'file', workDir: join(temporary, 'work'), pinning, compiledDir, ourFlags });
   log(`our built server listens on ${server.origin}, on a data file of ${ANIMALS} animals; ${minutes} minutes of traffic`);
 
   const startedAt = new Date().toISOString();
@@ -75,10 +79,11 @@ const main = async () => {
     // On the 10 s grid from the start, so a slow sample does not push the later ones back.
     await wait(trafficStart + n * SAMPLE_SECONDS * 1000 - performance.now());
     const memory = server.memory();
-    const sample: SoakSample = { minute: (n * SAMPLE_SECONDS) / 60, rssMiB: memory?.rssMiB ?? Number.NaN, ...traffic.takeWindow() };
+    const heap = await readHeap(server.origin, BENCH_KEY);
+    const sample: SoakSample = { minute: (n * SAMPLE_SECONDS) / 60, rssMiB: memory?.rssMiB ?? Number.NaN, heap, ...traffic.takeWindow() };
     samples.push(sample);
     log(
-      `${sample.minute.toFixed(2)} min: RSS ${sample.rssMiB.toFixed(1)} MiB, p99 ${sample.p99Ms.all.toFixed(1)} ms, ` +
+      `${sample.minute.toFixed(2)} min: RSS ${sample.rssMiB.toFixed(1)} MiB, heap ${heap ? `${heap.usedMiB.toFixed(1)}/${heap.totalMiB.toFixed(1)} (new ${heap.newSpaceMiB.toFixed(1)}, external ${heap.externalMiB.toFixed(1)})` : '?'} MiB, p99 ${sample.p99Ms.all.toFixed(1)} ms, ` +
         `${Object.values(sample.answers).reduce((sum, count) => sum + count, 0)} answers, ${sample.unexpected} unexpected ${JSON.stringify(sample.unexpectedByKind)}, ${sample.skipped} skipped`,
     );
   }
@@ -114,7 +119,22 @@ const main = async () => {
       minutes,
       warmupMinutes,
       panels: [
-        { label: 'RSS of the server (MiB)', series: [{ name: 'RSS', color: '#2563eb', points: samples.map((s) => [s.minute, s.rssMiB]) }] },
+        {
+          label: 'Memory of the server (MiB)',
+          series: [
+            { name: 'RSS', color: '#2563eb', points: samples.map((s) => [s.minute, s.rssMiB]) },
+            {
+              name: 'V8 heap reserved',
+              color: '#9333ea',
+              points: samples.flatMap((s) => (s.heap ? [[s.minute, s.heap.totalMiB] as [number, number]] : [])),
+            },
+            {
+              name: 'V8 heap in use',
+              color: '#f59e0b',
+              points: samples.flatMap((s) => (s.heap ? [[s.minute, s.heap.usedMiB] as [number, number]] : [])),
+            },
+          ],
+        },
         {
           label: 'p99 latency over each 10 s (ms)',
           series: [

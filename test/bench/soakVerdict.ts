@@ -6,6 +6,16 @@ export interface SoakSample extends WindowFigures {
   /** Minutes since the traffic started. */
   minute: number;
   rssMiB: number;
+  /** The server's V8 heap from its `/metrics` (prom-client's default metrics), in MiB, when it answered. */
+  heap?: HeapFigures;
+}
+
+/** What the server's V8 heap holds: in use, reserved, and the young generation's share of what is reserved. */
+export interface HeapFigures {
+  usedMiB: number;
+  totalMiB: number;
+  newSpaceMiB: number;
+  externalMiB: number;
 }
 
 /** What the soak concludes. */

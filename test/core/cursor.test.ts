@@ -5,6 +5,9 @@ import { webCryptoSha256 } from '../../core/digest.js';
 import { PET_STATUSES } from '../../core/index.js';
 
 const codec = createCursorCodec('secret', webCryptoSha256);
+/** A decode as a promise: the codec answers at once (and throws at once) for a cursor it knows. */
+const decoding = (decoder: typeof codec, cursor: string, status: (typeof PET_STATUSES)[number] | undefined) =>
+  (async () => decoder.decode(cursor, status))();
 const position = fc.record({
   after: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
   status: fc.option(fc.constantFrom(...PET_STATUSES), { nil: undefined }),
@@ -34,8 +37,8 @@ describe('page cursors', () => {
         const i = index % cursor.length;
         fc.pre(cursor[i] !== replacement && cursor[i] !== '.');
         const edited = `${cursor.slice(0, i)}${replacement}${cursor.slice(i + 1)}`;
-        await expect(codec.decode(edited, at.status)).rejects.toMatchObject({ code: 'validation_failed' });
-        await expect(other.decode(cursor, at.status)).rejects.toMatchObject({ code: 'validation_failed' });
+        await expect(decoding(codec, edited, at.status)).rejects.toMatchObject({ code: 'validation_failed' });
+        await expect(decoding(other, cursor, at.status)).rejects.toMatchObject({ code: 'validation_failed' });
       }),
       { numRuns: 500 },
     );
@@ -47,8 +50,8 @@ describe('page cursors', () => {
     expect(await restarted.decode(cursor, 'sold')).toEqual({ after: 7, status: 'sold' });
     expect(await restarted.decode(cursor, 'sold')).toEqual({ after: 7, status: 'sold' });
     for (const decoder of [codec, restarted]) {
-      await expect(decoder.decode(cursor, undefined)).rejects.toMatchObject({ code: 'validation_failed' });
-      await expect(decoder.decode(cursor, 'pending')).rejects.toMatchObject({ code: 'validation_failed' });
+      await expect(decoding(decoder, cursor, undefined)).rejects.toMatchObject({ code: 'validation_failed' });
+      await expect(decoding(decoder, cursor, 'pending')).rejects.toMatchObject({ code: 'validation_failed' });
     }
   });
 });

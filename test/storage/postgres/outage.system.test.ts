@@ -48,7 +48,7 @@ const settle = async (call: () => Promise<unknown>) => {
  * the test times out", not fast from slow.
  */
 const expectUnavailable = async (storage: PetStorage, bound: number) => {
-  for (const call of [() => storage.create(rex), () => storage.list({ after: 0, limit: 5 }), async () => storage.get(1)]) {
+  for (const call of [() => storage.create(rex), async () => storage.list({ after: 0, limit: 5 }), async () => storage.get(1)]) {
     const { error, milliseconds } = await settle(call);
     expect(error?.code).toBe('storage_unavailable');
     expect(milliseconds).toBeLessThan(bound);
@@ -106,7 +106,7 @@ describe('PostgreSQL storage when the database fails', () => {
     await locker.query(`BEGIN; SELECT * FROM ${schema}.pet_ids FOR UPDATE`);
     const waiting = settle(() => own.create(rex));
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const list = await settle(() => own.list({ after: 0, limit: 5 }));
+    const list = await settle(async () => own.list({ after: 0, limit: 5 }));
     expect(list.error?.code).toBe('storage_unavailable');
     expect(list.milliseconds).toBeLessThan(5_000);
     await locker.query('COMMIT');
@@ -116,7 +116,7 @@ describe('PostgreSQL storage when the database fails', () => {
     const pool = later(new pg.Pool({ connectionString: database.url(), max: 1 }));
     const given = later(await openPostgresStorage({ pool, schema, queryTimeout: 700 }));
     const held = await pool.connect();
-    const read = await settle(() => given.list({ after: 0, limit: 5 }));
+    const read = await settle(async () => given.list({ after: 0, limit: 5 }));
     expect(read.error?.code).toBe('storage_unavailable');
     expect(read.milliseconds).toBeLessThan(5_000);
     held.release();
@@ -178,7 +178,7 @@ describe('PostgreSQL storage when the database fails', () => {
     expect((await storage.checkHealth()).ok).toBe(false);
 
     await cluster.start();
-    await settle(() => storage.list({ after: 0, limit: 1 }));
+    await settle(async () => storage.list({ after: 0, limit: 1 }));
     expect(await storage.checkHealth()).toEqual({ ok: true });
     expect((await storage.create({ ...rex, name: 'Back' })).id).toBe(3);
     expect((await storage.list({ after: 0, limit: 10 })).map((pet) => pet.name)).toEqual(['Rex', 'Tom', 'Back']);
