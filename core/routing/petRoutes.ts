@@ -1,7 +1,7 @@
 /** @module The three operations of the interface, as HTTP handlers over the catalogue. */
 import { handleMaybePromise } from '@whatwg-node/promise-helpers';
 import { AnimalStoreError } from '../AnimalStoreError.js';
-import type { Catalogue, NextPageQuery } from '../catalogue/Catalogue.js';
+import type { NextPageQuery } from '../catalogue/Catalogue.js';
 import type { CatalogueParts } from '../catalogue/createCatalogue.js';
 import type { PetCreation } from '../catalogue/createPetCreation.js';
 import { parsePetId } from '../catalogue/petId.js';
