@@ -12,16 +12,19 @@ const pathOf = (issue: v.BaseIssue<unknown>, rootName: string): string => {
   return keys.length === 0 ? rootName : keys.join('.');
 };
 
+const NO_DETAILS: ErrorDetail[] = [];
+
 /** Lists own keys of an object that a strict schema does not know, each as a detail. */
 export const unknownKeyDetails = (input: unknown, known: Record<string, unknown>): ErrorDetail[] => {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return [];
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return NO_DETAILS;
+  const unknown = Object.keys(input).filter((key) => !Object.hasOwn(known, key));
+  // The common case, every key known, makes no message.
+  if (unknown.length === 0) return NO_DETAILS;
   const allowed = Object.keys(known).join(', ');
-  return Object.keys(input)
-    .filter((key) => !Object.hasOwn(known, key))
-    .map((key) => ({
-      path: key.length > 32 ? `${key.slice(0, 32)}…` : key,
-      message: `is not a known field (allowed: ${allowed})`,
-    }));
+  return unknown.map((key) => ({
+    path: key.length > 32 ? `${key.slice(0, 32)}…` : key,
+    message: `is not a known field (allowed: ${allowed})`,
+  }));
 };
 
 /**
@@ -34,7 +37,7 @@ export const validate = <S extends v.GenericSchema>(
   input: unknown,
   { what, rootName, knownKeys }: { what: string; rootName: string; knownKeys?: Record<string, unknown> },
 ): v.InferOutput<S> => {
-  const unknown = knownKeys ? unknownKeyDetails(input, knownKeys) : [];
+  const unknown = knownKeys ? unknownKeyDetails(input, knownKeys) : NO_DETAILS;
   const result = v.safeParse(schema, input, { abortPipeEarly: true });
   if (result.success && unknown.length === 0) return result.output;
   const issues = result.success ? [] : result.issues;

@@ -13,12 +13,21 @@ const isJsonMediaType = (contentType: string | null): boolean =>
   contentType !== null && contentType.split(';', 1)[0]!.trim().toLowerCase() === 'application/json';
 
 /**
- * Reads the body stream, stopping as soon as it passes `MAX_BODY_BYTES`, whatever
- * Content-Length claims: a client can lie, or send no length at all.
+ * Reads the body, stopping as soon as it passes `MAX_BODY_BYTES`, whatever Content-Length
+ * claims: a client can lie, or send no length at all.
  */
 const readBytes = async (request: Request): Promise<Uint8Array> => {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
   try {
-    return await readBytesOnce(request);
+    if (declared !== null && /^[0-9]+$/.test(declared)) {
+      // A declared length within bounds is what an HTTP server frames the body by, so it can
+      // be read whole, without a stream reader: several times cheaper on server adapters.
+      const bytes = new Uint8Array(await request.arrayBuffer());
+      if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge();
+      return bytes;
+    }
+    return await readStream(request);
   } catch (error) {
     if (error instanceof AnimalStoreError) throw error;
     // The client went away, or the body ended short of its declared length: its mistake, not ours.
@@ -26,16 +35,8 @@ const readBytes = async (request: Request): Promise<Uint8Array> => {
   }
 };
 
-const readBytesOnce = async (request: Request): Promise<Uint8Array> => {
-  const declared = request.headers.get('content-length');
-  if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
-  if (declared !== null && /^[0-9]+$/.test(declared)) {
-    // A declared length within bounds is what an HTTP server frames the body by, so it can
-    // be read whole, without a stream reader: several times cheaper on server adapters.
-    const bytes = new Uint8Array(await request.arrayBuffer());
-    if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge();
-    return bytes;
-  }
+/** Reads a body of undeclared length chunk by chunk, to `MAX_BODY_BYTES` at most. */
+const readStream = async (request: Request): Promise<Uint8Array> => {
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
