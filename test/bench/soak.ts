@@ -11,6 +11,8 @@
  *   npm run bench:soak -- --out DIR             write soak.json and soak.svg to DIR instead
  *   npm run bench:soak -- --creates 0           another rate of keyed creates per second (5): with
  *                                               none, what remains of RSS growth is not the catalogue's
+ *   npm run bench:soak -- --key-lifetime 120    keep Idempotency-Keys 120 s instead of a day, so that
+ *                                               they expire and are swept during the soak
  */
 import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
@@ -37,6 +39,7 @@ const { values: args } = parseArgs({
   },
 });
 const minutes = Number(args.minutes);
+const keyLifetime = args['key-lifetime'] === undefined ? 'a day' : `${args['key-lifetime']} s`;
 if (!(minutes > 0)) throw new Error(`--minutes must be a positive number, not ${args.minutes}`);
 if (!(Number(args.creates) >= 0)) throw new Error(`--creates must be a number, 0 or more, not ${args.creates}`);
 
@@ -99,6 +102,7 @@ const main = async () => {
     sampleSeconds: SAMPLE_SECONDS,
     animals: ANIMALS,
     rates: RATES,
+    keyLifetime,
     machine,
     verdict,
     samples,
@@ -112,7 +116,7 @@ const main = async () => {
       title: `animal-store under ${minutes} minute${minutes === 1 ? '' : 's'} of mixed traffic: memory and p99 latency`,
       subtitle: [
         `Built server on a JSON file of ${ANIMALS / 1000}k animals; each second ${RATES.creates} keyed creates (one in ten replayed), ${RATES.wrongKeys} wrong keys, ` +
-          `${RATES.pages} list pages, ${RATES.health} health checks; ${RATES.slowClients} slow clients.`,
+          `${RATES.pages} list pages, ${RATES.health} health checks; ${RATES.slowClients} slow clients; keys kept ${keyLifetime}.`,
         `${machine.cpu}, ${machine.cores} cores shared with other work; ${pinning.note}; ${startedAt.slice(0, 16).replace('T', ' ')} UTC.`,
         verdict.summary,
       ],

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { nodeSha256 } from '../../adapters/node/serve.js';
 import type { Pet } from '../../core/index.js';
 import { createMemoryStorage } from '../../storage/createMemoryStorage.js';
-import { errorOf, makeService } from './helpers.js';
+import { errorOf, KEY, makeService, ORIGIN } from './helpers.js';
 
 const statuses = ['available', 'pending', 'sold'] as const;
 const catalogue = (count: number) =>
@@ -165,5 +166,66 @@ describe('GET /v1/pets', () => {
     const after = await call('/v1/pets?limit=1');
     expect(await after.json()).toEqual([{ id: 1, name: 'Rex the Second', categoryId: 1, status: 'available' }]);
     expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
+  });
+});
+
+describe('list pages answered at once', () => {
+  const pets: Pet[] = Array.from({ length: 30 }, (_, i) => ({ id: i + 1, name: `Pet ${i + 1}`, categoryId: 1, status: statuses[i % 3]! }));
+  const request = (path: string, key: string | null = KEY) =>
+    new Request(`${ORIGIN}${path}`, key === null ? {} : { headers: { authorization: `Bearer ${key}` } });
+  /** The parts of an answer a client sees. */
+  const seen = async (response: Response) => ({
+    status: response.status,
+    headers: Object.fromEntries(response.headers),
+    body: await response.text(),
+  });
+
+  it('answers pages from memory without a promise, exactly as the service answers, cursors and errors included', async () => {
+    // Web Crypto, the default hash, always answers later; Node's native one at once.
+    const { service } = makeService({ storage: createMemoryStorage(pets), sha256: nodeSha256 });
+    const first = await service(request('/v1/pets?limit=7'));
+    const next = nextOf(first)!;
+    const paths = ['/v1/pets?limit=7', next, '/v1/pets?status=sold&limit=3', '/v1/pets?limit=0', '/v1/pets?cursor=forged.seal'];
+    for (const path of paths) {
+      const answered = service.handle(request(path));
+      expect(answered, path).toBeInstanceOf(Response);
+      expect(await seen(answered as Response), path).toEqual(await seen(await service(request(path))));
+    }
+  });
+
+  it('answers with a promise, and the same pages, when the storage answers with one', async () => {
+    const memory = createMemoryStorage(pets);
+    const { service } = makeService({ storage: { ...memory, list: async (page) => memory.list(page) }, sha256: nodeSha256 });
+    await service(request('/v1/pets'));
+    const answered = service.handle(request('/v1/pets?limit=2'));
+    expect(answered).toBeInstanceOf(Promise);
+    expect(((await (await answered).json()) as Pet[]).map(({ id }) => id)).toEqual([1, 2]);
+  });
+
+  it('keeps pages that start with the same animal apart: each limit, and a page that gained a next one, its own body and tag', async () => {
+    const memory = createMemoryStorage(pets.slice(0, 5));
+    const { service } = makeService({ storage: memory, sha256: nodeSha256 });
+    const ask = async (path: string) => {
+      const response = await service(request(path));
+      return { ids: ((await response.json()) as Pet[]).map(({ id }) => id), etag: response.headers.get('etag'), next: nextOf(response) };
+    };
+    for (let round = 0; round < 3; round++) {
+      // Six pages, all starting at animal 1, asked in turn: more than the four one first animal keeps.
+      for (const limit of [1, 2, 3, 4, 5, 6]) {
+        const page = await ask(`/v1/pets?limit=${limit}`);
+        expect(page.ids).toEqual([1, 2, 3, 4, 5].slice(0, limit));
+        expect(page.next === undefined).toBe(limit >= 5);
+      }
+    }
+    const tags = new Set<string | null>();
+    for (const limit of [1, 2, 3, 4, 5]) tags.add((await ask(`/v1/pets?limit=${limit}`)).etag);
+    expect(tags.size).toBe(5);
+    // The whole catalogue on one page; one more animal makes it a page with a next link.
+    const before = await ask('/v1/pets?limit=5');
+    await memory.create({ name: 'Pet 6', categoryId: 1, status: 'available' });
+    const after = await ask('/v1/pets?limit=5');
+    expect(after.ids).toEqual(before.ids);
+    expect(after.next).toBeDefined();
+    expect(after.etag).not.toBe(before.etag);
   });
 });
