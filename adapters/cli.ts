@@ -136,6 +136,11 @@ const createServeOutput = (settings: ServeSettings): ServeOutput => {
   const writerOf = (stream: NodeJS.WriteStream, name: LogStream) =>
     createLineWriter(stream, { maxBufferedBytes: settings.maxLogBuffer, onRecovered: (lines) => log.dropped(name, lines) });
   const writers = { stdout: writerOf(process.stdout, 'stdout'), stderr: writerOf(process.stderr, 'stderr') };
+  // Lines wait for the end of their turn; the last turn's are written before the process ends.
+  process.once('exit', () => {
+    writers.stdout.flush();
+    writers.stderr.flush();
+  });
   const log = createCliLog({ format: settings.logFormat, quiet: settings.quiet, out: writers.stdout.write, err: writers.stderr.write });
   return { log, writers };
 };

@@ -58,7 +58,17 @@ const describeError = (error: unknown): string | undefined => {
  * and `durationMs` to the microsecond. No line ever holds a header, so never a key.
  */
 export const createCliLog = ({ format, quiet, out, err, now = Date.now }: CliLogOptions): CliLog => {
-  const time = () => new Date(now()).toISOString();
+  // A loaded server writes many lines within one millisecond: their time is written once.
+  let lastMillisecond = Number.NaN;
+  let lastTime = '';
+  const time = () => {
+    const millisecond = now();
+    if (millisecond !== lastMillisecond) {
+      lastMillisecond = millisecond;
+      lastTime = new Date(millisecond).toISOString();
+    }
+    return lastTime;
+  };
   if (format === 'json') {
     const line = (level: string, message: string, fields: Record<string, unknown> = {}) =>
       JSON.stringify({ time: time(), level, message, ...fields });

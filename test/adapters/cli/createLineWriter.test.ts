@@ -3,15 +3,21 @@ import { describe, expect, it } from 'vitest';
 import { createCliLog } from '../../../adapters/cli/createCliLog.js';
 import { createLineWriter } from '../../../adapters/cli/createLineWriter.js';
 
-/** A stream whose reader can stall: while stalled, every chunk waits; `drain()` lets them all through. */
+/**
+ * A stream whose reader can stall: while stalled, every chunk waits; `drain()` lets them all
+ * through, and waits for the turns in which the writer writes what it batched.
+ */
 const stallingStream = () => {
+  const chunks: string[] = [];
+  /** The lines received so far, each with its newline: a chunk holds the lines of a turn. */
   const received: string[] = [];
   const waiting: Array<() => void> = [];
   let stalled = false;
   const stream = new Writable({
     highWaterMark: 1024,
     write(chunk: Buffer, _encoding, done) {
-      received.push(chunk.toString());
+      chunks.push(chunk.toString());
+      received.push(...(chunk.toString().match(/[^\n]*\n/g) ?? []));
       if (stalled) waiting.push(done);
       else done();
     },
@@ -24,10 +30,13 @@ const stallingStream = () => {
     },
     drain: async () => {
       stalled = false;
-      // Each chunk's callback lets the next one in; wait until the stream holds nothing.
-      while (waiting.length > 0 || stream.writableLength > 0) {
+      // Each chunk's callback lets the next one in; wait until the stream holds nothing and
+      // two turns passed with nothing new (a report written on 'drain' is written a turn later).
+      for (let quiet = 0; quiet < 2; ) {
+        const before = chunks.length;
         waiting.shift()?.();
         await new Promise((resolve) => setImmediate(resolve));
+        quiet = waiting.length === 0 && stream.writableLength === 0 && chunks.length === before ? quiet + 1 : 0;
       }
     },
   };
@@ -45,6 +54,29 @@ const loggedWriter = () => {
 };
 
 describe('a log line writer over a stream that stalls', () => {
+  it('writes the lines of one turn in one write, in order, at the end of the turn', async () => {
+    const { writer, stream } = loggedWriter();
+    const writes: string[] = [];
+    const write = stream.write.bind(stream);
+    stream.write = ((chunk: string) => {
+      writes.push(chunk);
+      return write(chunk);
+    }) as typeof stream.write;
+    for (let n = 0; n < 50; n++) writer.write(`${n}`);
+    expect(writes).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toEqual([Array.from({ length: 50 }, (_, n) => `${n}\n`).join('')]);
+  });
+
+  it('writes what it holds at once when flushed, as before the process exits', () => {
+    const { writer, stream } = loggedWriter();
+    const writes: string[] = [];
+    stream.write = ((chunk: string) => writes.push(chunk) > 0) as typeof stream.write;
+    writer.write('last words');
+    writer.flush();
+    expect(writes).toEqual(['last words\n']);
+  });
+
   it('writes every line while the reader keeps up', async () => {
     const { writer, received, drain } = loggedWriter();
     for (let n = 0; n < 1000; n++) writer.write(`${n}`);
@@ -103,6 +135,7 @@ describe('a log line writer over a stream that stalls', () => {
     expect(reports).toEqual([]);
     writer.write('next');
     expect(reports).toEqual([7]);
+    writer.flush();
     expect(output.received.at(-1)).toBe('next\n');
   });
 
