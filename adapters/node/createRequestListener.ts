@@ -7,10 +7,9 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Request as ServerRequest } from '@whatwg-node/fetch';
-import { handleMaybePromise } from '@whatwg-node/promise-helpers';
 import { createCustomAbortControllerSignal, sendNodeResponse } from '@whatwg-node/server';
 import { AnimalStoreError } from '../../core/AnimalStoreError.js';
-import type { MaybePromise } from '../../core/MaybePromise.js';
+import { type MaybePromise, whenReady, whenSettled } from '../../core/MaybePromise.js';
 import { connectionState, trackAnswer } from './connectionState.js';
 import { adapterErrorAnswer, writeErrorAnswer } from './ErrorAnswer.js';
 import { FIXED_ORIGIN, readRequestHead, targetPathAndQuery } from './readRequestHead.js';
@@ -134,12 +133,8 @@ export const createRequestListener = (
     };
     // An answer made at once is written at once, before node:http's callback returns; a
     // failure of the service or of the writing, at once or later, is a bare 500.
-    handleMaybePromise(
-      () =>
-        handleMaybePromise(
-          () => service(request),
-          (response) => sendNodeResponse(response, res, req, true),
-        ),
+    whenSettled(
+      () => whenReady(service(request), (response) => sendNodeResponse(response, res, req, true)),
       () => undefined,
       failed,
     );

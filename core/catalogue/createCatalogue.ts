@@ -1,8 +1,7 @@
 /** @module The in-process catalogue: list, create and get animals, with no HTTP in between. */
-import { handleMaybePromise } from '@whatwg-node/promise-helpers';
 import { AnimalStoreError } from '../AnimalStoreError.js';
 import { type Sha256, webCryptoSha256 } from '../digest.js';
-import type { MaybePromise } from '../MaybePromise.js';
+import { type MaybePromise, whenReady } from '../MaybePromise.js';
 import type { PetStorage } from '../PetStorage.js';
 import { ListQuery, type ListQueryInput } from '../schemas/ListQuery.js';
 import type { Pet } from '../schemas/Pet.js';
@@ -96,36 +95,24 @@ export const buildCatalogue = ({
       knownKeys: ListQuery.entries,
     });
     if (cursor === undefined) return { after: 0, limit, status };
-    return handleMaybePromise(
-      () => cursors.decode(cursor, status),
-      ({ after }) => ({ after, limit, status }),
-    );
+    return whenReady(cursors.decode(cursor, status), ({ after }) => ({ after, limit, status }));
   };
   /** The query of the page after the animal `lastId`. */
   const nextPage = (lastId: number, limit: number, status: PetStatus | undefined): MaybePromise<NextPageQuery> =>
-    handleMaybePromise(
-      () => cursors.encode({ after: lastId, status }),
-      (cursor) => (status === undefined ? { limit, cursor } : { limit, cursor, status }),
+    whenReady(cursors.encode({ after: lastId, status }), (cursor) =>
+      status === undefined ? { limit, cursor } : { limit, cursor, status },
     );
 
   // Each step answers at once when it can (memory and the JSON file hold their animals; a
   // cursor made or checked lately is kept), so a page can be answered in its request's turn.
   const listPage = (query: ListQueryInput | URLSearchParams): MaybePromise<PetPage> =>
-    handleMaybePromise(
-      () => readPage(query),
-      ({ after, limit, status }) =>
-        handleMaybePromise(
-          // One more than asked tells whether a next page exists without a second look.
-          () => storage.list({ after, limit: limit + 1, status }),
-          (pets): MaybePromise<PetPage> => {
-            if (pets.length <= limit) return { pets };
-            pets.length = limit;
-            return handleMaybePromise(
-              () => nextPage(pets[limit - 1]!.id, limit, status),
-              (next) => ({ pets, next }),
-            );
-          },
-        ),
+    whenReady(readPage(query), ({ after, limit, status }) =>
+      // One more than asked tells whether a next page exists without a second look.
+      whenReady(storage.list({ after, limit: limit + 1, status }), (pets): MaybePromise<PetPage> => {
+        if (pets.length <= limit) return { pets };
+        pets.length = limit;
+        return whenReady(nextPage(pets[limit - 1]!.id, limit, status), (next) => ({ pets, next }));
+      }),
     );
   const listPets: Catalogue['listPets'] = async (query = {}) => listPage(query);
 
@@ -143,13 +130,10 @@ export const buildCatalogue = ({
 
   const getPet = (id: number): MaybePromise<Pet> => {
     checkPetId(id);
-    return handleMaybePromise(
-      () => (id >= 1 ? storage.get(id) : undefined),
-      (pet) => {
-        if (!pet) throw new AnimalStoreError('not_found', `No animal has the id ${id}.`);
-        return pet;
-      },
-    );
+    return whenReady(id >= 1 ? storage.get(id) : undefined, (pet) => {
+      if (!pet) throw new AnimalStoreError('not_found', `No animal has the id ${id}.`);
+      return pet;
+    });
   };
 
   const catalogue: Catalogue = {

@@ -1,10 +1,9 @@
 /** @module Opaque, tamper-evident page cursors for keyset pagination. */
-import { handleMaybePromise } from '@whatwg-node/promise-helpers';
 import { LRUCache } from 'lru-cache';
 import { AnimalStoreError } from '../AnimalStoreError.js';
 import { fromBase64Url, toBase64Url } from '../base64url.js';
 import { equalInConstantTime, type Sha256, sha256Text } from '../digest.js';
-import type { MaybePromise } from '../MaybePromise.js';
+import { type MaybePromise, whenReady } from '../MaybePromise.js';
 import { PET_STATUSES, type PetStatus } from '../schemas/PetStatus.js';
 
 /** Where a page ends: the last id it showed and the status filter it was made for. */
@@ -42,10 +41,7 @@ const invalidCursor = (reason: string) =>
  */
 export const createCursorCodec = (secret: string, sha256: Sha256): CursorCodec => {
   const seal = (payload: string): MaybePromise<Uint8Array> =>
-    handleMaybePromise(
-      () => sha256Text(sha256, `${secret}\u0000${payload}`),
-      (digest) => digest.subarray(0, SEAL_BYTES),
-    );
+    whenReady(sha256Text(sha256, `${secret}\u0000${payload}`), (digest) => digest.subarray(0, SEAL_BYTES));
 
   // A cursor depends only on its position, and the same few positions (the end of the first
   // page, above all) are asked for again and again: keep the last ones made. A client walking
@@ -60,15 +56,12 @@ export const createCursorCodec = (secret: string, sha256: Sha256): CursorCodec =
       const payload = `1:${after}:${status ?? ''}`;
       return (
         made.get(payload) ??
-        handleMaybePromise(
-          () => seal(payload),
-          (sealed) => {
-            const cursor = `${toBase64Url(encoder.encode(payload))}.${toBase64Url(sealed)}`;
-            made.set(payload, cursor);
-            known.set(cursor, Object.freeze({ after, status }));
-            return cursor;
-          },
-        )
+        whenReady(seal(payload), (sealed) => {
+          const cursor = `${toBase64Url(encoder.encode(payload))}.${toBase64Url(sealed)}`;
+          made.set(payload, cursor);
+          known.set(cursor, Object.freeze({ after, status }));
+          return cursor;
+        })
       );
     },
     decode(cursor, status) {
@@ -77,7 +70,7 @@ export const createCursorCodec = (secret: string, sha256: Sha256): CursorCodec =
         return position;
       };
       const position = known.get(cursor);
-      return position === undefined ? handleMaybePromise(() => unseal(cursor), ofFilter) : ofFilter(position);
+      return position === undefined ? whenReady(unseal(cursor), ofFilter) : ofFilter(position);
     },
   };
 
@@ -88,10 +81,7 @@ export const createCursorCodec = (secret: string, sha256: Sha256): CursorCodec =
     const presentedSeal = sealPart === undefined ? undefined : fromBase64Url(sealPart);
     if (!payloadBytes || !presentedSeal || rest.length > 0) throw invalidCursor('is not a cursor this service made');
     const payload = String.fromCharCode(...payloadBytes);
-    return handleMaybePromise(
-      () => seal(payload),
-      (sealed) => checked(cursor, payload, presentedSeal, sealed),
-    );
+    return whenReady(seal(payload), (sealed) => checked(cursor, payload, presentedSeal, sealed));
   }
 
   /** The position a cursor names, once its seal is found to be the one its payload should carry. */

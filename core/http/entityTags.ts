@@ -1,7 +1,7 @@
 /** @module Strong entity tags of answers, and the If-None-Match check (RFC 9110 §8.8.3, §13.1.2). */
-import { handleMaybePromise } from '@whatwg-node/promise-helpers';
 import { toBase64Url } from '../base64url.js';
 import { type Sha256, sha256Text } from '../digest.js';
+import { whenReady } from '../MaybePromise.js';
 
 /**
  * Makes the strong ETag of an answer from the bytes a client would otherwise fetch again:
@@ -17,7 +17,7 @@ export type EntityTagger = (text: string, link?: string) => string | Promise<str
 export const createEntityTagger = (sha256: Sha256): EntityTagger => {
   const tagOfDigest = (digest: Uint8Array) => `"${toBase64Url(digest.subarray(0, 16))}"`;
   return (text, link) => {
-    return handleMaybePromise(() => sha256Text(sha256, link === undefined ? text : `${text}\n${link}`), tagOfDigest);
+    return whenReady(sha256Text(sha256, link === undefined ? text : `${text}\n${link}`), tagOfDigest);
   };
 };
 

@@ -1,8 +1,7 @@
 /** @module The JSON text and ETag of list pages asked for again and again, kept while their animals are the same. */
-import { handleMaybePromise } from '@whatwg-node/promise-helpers';
 import { LRUCache } from 'lru-cache';
 import type { EntityTagger } from '../http/entityTags.js';
-import type { MaybePromise } from '../MaybePromise.js';
+import { type MaybePromise, whenReady } from '../MaybePromise.js';
 import type { Pet } from '../schemas/Pet.js';
 import { isFixedPet, pageText } from './petText.js';
 
@@ -56,17 +55,14 @@ export const createPageCache = (tagOf: EntityTagger): PageCache => {
     const pages = kept.get(first);
     if (pages !== undefined) for (const page of pages) if (isPage(page, pets, link)) return page;
     const text = pageText(pets);
-    return handleMaybePromise(
-      () => tagOf(text, link),
-      (etag) => {
-        if (pets.every(isFixedPet)) {
-          const page = { pets: [...pets], link, text, etag };
-          if (pages === undefined) kept.set(first, [page]);
-          else if (pages.unshift(page) > PAGES_PER_FIRST) pages.pop();
-        }
-        return { text, etag };
-      },
-    );
+    return whenReady(tagOf(text, link), (etag) => {
+      if (pets.every(isFixedPet)) {
+        const page = { pets: [...pets], link, text, etag };
+        if (pages === undefined) kept.set(first, [page]);
+        else if (pages.unshift(page) > PAGES_PER_FIRST) pages.pop();
+      }
+      return { text, etag };
+    });
   };
 };
 

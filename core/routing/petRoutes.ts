@@ -1,5 +1,4 @@
 /** @module The three operations of the interface, as HTTP handlers over the catalogue. */
-import { handleMaybePromise } from '@whatwg-node/promise-helpers';
 import { AnimalStoreError } from '../AnimalStoreError.js';
 import type { NextPageQuery } from '../catalogue/Catalogue.js';
 import type { CatalogueParts } from '../catalogue/createCatalogue.js';
@@ -10,6 +9,7 @@ import { type EntityTagger, ifNoneMatchHolds } from '../http/entityTags.js';
 import { readIdempotencyKey } from '../http/readIdempotencyKey.js';
 import { readJsonBody } from '../http/readJsonBody.js';
 import { withHeaders } from '../http/withHeaders.js';
+import { whenReady } from '../MaybePromise.js';
 import type { Pet } from '../schemas/Pet.js';
 import { createPageCache, createTextPageCache, type PageAnswer } from './createPageCache.js';
 import type { RouteHandler } from './createRouter.js';
@@ -48,16 +48,10 @@ export const listPetsRoute = (
   }
   // At once when the catalogue and the hash answer at once (memory, the JSON file), as getPet.
   return (context) =>
-    handleMaybePromise(
-      () => listPets(context.url.searchParams),
-      ({ pets, next }) => {
-        const link = linkOf(context.base, next);
-        return handleMaybePromise(
-          () => pageAnswer(pets, link),
-          (answer) => answerWithTag(context, answer, link),
-        );
-      },
-    );
+    whenReady(listPets(context.url.searchParams), ({ pets, next }) => {
+      const link = linkOf(context.base, next);
+      return whenReady(pageAnswer(pets, link), (answer) => answerWithTag(context, answer, link));
+    });
 };
 
 /** What createPet needs beyond the creation step: whether every create must carry an Idempotency-Key. */
@@ -103,21 +97,15 @@ export const getPetRoute = (getPet: CatalogueParts['getPet'], tagOf: EntityTagge
     const petId = context.petId ?? '';
     const id = parsePetId(petId);
     if (id === undefined) throw new AnimalStoreError('not_found', `No animal has the id ${petId}.`);
-    return handleMaybePromise(
-      () => getPet(id),
-      (pet) => {
-        const kept = answers.get(pet);
-        if (kept !== undefined) return answerWithTag(context, kept);
-        const text = petText(pet);
-        return handleMaybePromise(
-          () => tagOf(text),
-          (etag) => {
-            const answer = { text, etag };
-            keepForPet(answers, pet, answer);
-            return answerWithTag(context, answer);
-          },
-        );
-      },
-    );
+    return whenReady(getPet(id), (pet) => {
+      const kept = answers.get(pet);
+      if (kept !== undefined) return answerWithTag(context, kept);
+      const text = petText(pet);
+      return whenReady(tagOf(text), (etag) => {
+        const answer = { text, etag };
+        keepForPet(answers, pet, answer);
+        return answerWithTag(context, answer);
+      });
+    });
   };
 };

@@ -1,6 +1,6 @@
 /** @module The step that checks the bearer key, before anything else about the request is told. */
-import { handleMaybePromise } from '@whatwg-node/promise-helpers';
 import type { BearerCheck } from '../auth/bearer.js';
+import { whenReady } from '../MaybePromise.js';
 import type { Step } from './composeSteps.js';
 
 /**
@@ -12,11 +12,8 @@ export const authStep =
   (checkBearer: BearerCheck): Step =>
   (state, next) => {
     if (state.match?.route.public) return next();
-    return handleMaybePromise(
-      () => checkBearer(state.request.headers.get('authorization')),
-      (caller) => {
-        state.caller = caller;
-        return next();
-      },
-    );
+    return whenReady(checkBearer(state.request.headers.get('authorization')), (caller) => {
+      state.caller = caller;
+      return next();
+    });
   };

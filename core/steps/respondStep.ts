@@ -1,8 +1,8 @@
 /** @module The first step: every answer and every error of a request passes through it once. */
-import { handleMaybePromise } from '@whatwg-node/promise-helpers';
 import { isAnimalStoreError } from '../AnimalStoreError.js';
 import type { AccessLogEntry, PetServiceLogger } from '../createPetService.js';
 import type { StorageFailureLog } from '../createStorageFailureLog.js';
+import { whenSettled } from '../MaybePromise.js';
 import type { Route } from '../routing/createRouter.js';
 import type { Step } from './composeSteps.js';
 import type { RequestState } from './RequestState.js';
@@ -43,7 +43,7 @@ export const respondStep = ({ logger, storageFailures, health, startOf, timer }:
   };
   return (state, next) => {
     const started = logger.access ? startOf(state) : 0;
-    return handleMaybePromise(
+    return whenSettled(
       next,
       (response) => finished(state, started, response),
       (error: unknown) => finished(state, started, failed(state, error)),
