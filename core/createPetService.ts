@@ -211,6 +211,7 @@ export const createPetService = (options: PetServiceOptions): PetService => {
       base: `${mountPath}${basePath}`,
       time: now(),
       path: '',
+      search: '',
       headers: {},
     });
   };

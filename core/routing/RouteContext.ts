@@ -5,7 +5,8 @@ import type { Responder } from '../http/createResponder.js';
 /** What a route handler is given besides the request. */
 export interface RouteContext {
   request: Request;
-  url: URL;
+  /** The request's search: `?` and the query, or `''` without one. */
+  search: string;
   /** Where the operations live, as clients see it: mount path plus base path. */
   base: string;
   /** The path segment after `/pets/`, for getPet. */

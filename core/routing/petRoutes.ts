@@ -41,14 +41,14 @@ export const listPetsRoute = (
   if (listPetsText !== undefined) {
     const textAnswer = createTextPageCache(tagOf);
     return async (context) => {
-      const { text, next } = await listPetsText(context.url.searchParams);
+      const { text, next } = await listPetsText(new URLSearchParams(context.search));
       const link = linkOf(context.base, next);
-      return answerWithTag(context, await textAnswer(`${context.base}${context.url.search}`, text, link), link);
+      return answerWithTag(context, await textAnswer(`${context.base}${context.search}`, text, link), link);
     };
   }
   // At once when the catalogue and the hash answer at once (memory, the JSON file), as getPet.
   return (context) =>
-    whenReady(listPets(context.url.searchParams), ({ pets, next }) => {
+    whenReady(listPets(new URLSearchParams(context.search)), ({ pets, next }) => {
       const link = linkOf(context.base, next);
       return whenReady(pageAnswer(pets, link), (answer) => answerWithTag(context, answer, link));
     });

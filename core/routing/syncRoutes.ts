@@ -63,10 +63,10 @@ const pushRoute =
 /** GET {base}/sync/pull: the animals after a checkpoint, in arrival order, and the next checkpoint. */
 const pullRoute =
   (storage: PetStorage): RouteHandler =>
-  async ({ url, respond, headers, caller }) => {
+  async ({ search, respond, headers, caller }) => {
     hubStorage(storage);
     scopeOf(caller);
-    const { checkpoint, limit } = validate(SyncPullQuery, readNumericQuery(url.searchParams), {
+    const { checkpoint, limit } = validate(SyncPullQuery, readNumericQuery(new URLSearchParams(search)), {
       what: 'The pull query',
       rootName: 'query',
       knownKeys: SyncPullQuery.entries,

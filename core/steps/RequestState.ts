@@ -18,8 +18,8 @@ export interface RequestState {
   readonly time: number;
   /** The request's path, once parsed (`''` before: a request that never parsed logs no path). */
   path: string;
-  /** The request's URL, once parsed. */
-  url?: URL;
+  /** The request's search, once parsed: `?` and the query, or `''` without one. */
+  search: string;
   /** What lives at the path, once parsed; `undefined` for nothing. */
   match?: RouteMatch;
   /** Headers every answer to this request carries, success or error; grown by the steps. */
