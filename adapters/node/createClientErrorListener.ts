@@ -84,7 +84,7 @@ export const createClientErrorListener =
     const state = connectionState(socket);
     const arriving = state.last && !state.last.req.complete ? state.last : undefined;
     if (arriving) {
-      if (arriving.res.headersSent) {
+      if (arriving.headersSent) {
         socket.destroy();
         return;
       }
@@ -93,8 +93,8 @@ export const createClientErrorListener =
       // Its body will never arrive whole. Node forgets a request once it is answered, so it
       // would never abort that body either: abort it as Node does (ECONNRESET, "aborted")
       // when the answer is out, or the service reading it would wait forever.
-      arriving.res.once('close', () => arriving.req.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })));
-      writeErrorAnswer(arriving.req, arriving.res, answer);
+      arriving.once('close', () => arriving.req.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })));
+      writeErrorAnswer(arriving.req, arriving, answer);
       return;
     }
     if (state.waiting > 0) {

@@ -53,27 +53,19 @@ export const logPath = (target: string | undefined) => (targetPathAndQuery(targe
 
 /**
  * Builds the Web Request: the fixed origin plus the target's path and query, the headers as
- * received, the body streamed, and a signal that aborts when the client goes away before
- * its answer is sent, so a half-sent body is seen as abandoned rather than as a failure.
+ * received, the body streamed, and `signal`, which the listener aborts when the client goes
+ * away before its answer is sent, so a half-sent body is seen as abandoned rather than as a failure.
  */
-const toWebRequest = (req: IncomingMessage, res: ServerResponse, pathAndQuery: string): Request => {
-  const controller = createCustomAbortControllerSignal();
-  // Abandoned: the request never arrived whole, or its answer could not be sent whole.
-  const abandon = () => {
-    if ((!req.complete || !res.writableFinished) && !controller.signal.aborted) controller.abort();
-  };
-  res.once('close', abandon);
-  // Registered before the body is read, so the signal is aborted before a reader sees the error.
-  req.once('error', abandon);
+const toWebRequest = (req: IncomingMessage, pathAndQuery: string, signal: AbortSignal): Request => {
   const url = `${FIXED_ORIGIN}${pathAndQuery}`;
   const method = req.method ?? 'GET';
   // As @whatwg-node/server passes them: its Headers reads Node's header record in place.
   const headers = req.headers as unknown as HeadersInit;
-  if (method === 'GET' || method === 'HEAD') return new ServerRequest(url, { method, headers, signal: controller.signal });
+  if (method === 'GET' || method === 'HEAD') return new ServerRequest(url, { method, headers, signal });
   return new ServerRequest(url, {
     method,
     headers,
-    signal: controller.signal,
+    signal,
     body: req as unknown as ReadableStream<Uint8Array>,
     duplex: 'half',
   } as RequestInit);
@@ -106,7 +98,8 @@ export const createRequestListener = (
       if (++connection.dropped === maxPipelinedRequests) req.socket.destroy();
       return;
     }
-    trackAnswer(connection, req, res);
+    const controller = createCustomAbortControllerSignal();
+    trackAnswer(connection, req, res, () => controller.abort());
     if (connection.waiting > maxPipelinedRequests) {
       connection.refused = true;
       stopReading(req.socket);
@@ -121,7 +114,7 @@ export const createRequestListener = (
     }
     let request: Request;
     try {
-      request = toWebRequest(req, res, head.pathAndQuery);
+      request = toWebRequest(req, head.pathAndQuery, controller.signal);
     } catch (error) {
       reportError(`${req.method} ${logPath(req.url)} could not be read`, error);
       answer(req, res, error);

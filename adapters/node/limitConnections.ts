@@ -54,7 +54,7 @@ export const addressKey = (address: string | undefined): string => {
 export const connectionPhase = (socket: Socket): ConnectionPhase => {
   const { waiting, last } = connectionState(socket);
   if (waiting === 0) return last === undefined ? 'unfinished' : 'idle';
-  if (waiting === 1 && !last!.req.complete && !last!.res.headersSent) return 'unfinished';
+  if (waiting === 1 && !last!.req.complete && !last!.headersSent) return 'unfinished';
   return 'busy';
 };
 
