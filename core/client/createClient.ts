@@ -240,7 +240,7 @@ export const createClient = (options: ClientOptions): AnimalStoreClient => {
   };
 
   const listUrl = (query: ListQueryInput): string => {
-    const search = writeListQuery(query).toString();
+    const search = writeListQuery(query);
     return search === '' ? petsUrl : `${petsUrl}?${search}`;
   };
 

@@ -10,7 +10,7 @@ const tooLarge = () =>
 
 /** Tells whether a Content-Type names JSON; a charset or other parameter is fine. */
 const isJsonMediaType = (contentType: string | null): boolean =>
-  contentType !== null && contentType.split(';', 1)[0]!.trim().toLowerCase() === 'application/json';
+  contentType === 'application/json' || (contentType !== null && contentType.split(';', 1)[0]!.trim().toLowerCase() === 'application/json');
 
 /**
  * Reads the body, stopping as soon as it passes `MAX_BODY_BYTES`, whatever Content-Length

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { EntityTagger } from '../http/entityTags.js';
 import { type MaybePromise, whenReady } from '../MaybePromise.js';
 import type { Pet } from '../schemas/Pet.js';
-import { isFixedPet, pageText } from './petText.js';
+import { pageText } from './petText.js';
 
 /** A page's body and its entity tag. */
 export interface PageAnswer {
@@ -54,9 +54,9 @@ export const createPageCache = (tagOf: EntityTagger): PageCache => {
     const first = pets[0] ?? NO_FIRST;
     const pages = kept.get(first);
     if (pages !== undefined) for (const page of pages) if (isPage(page, pets, link)) return page;
-    const text = pageText(pets);
+    const { text, fixed } = pageText(pets);
     return whenReady(tagOf(text, link), (etag) => {
-      if (pets.every(isFixedPet)) {
+      if (fixed) {
         const page = { pets: [...pets], link, text, etag };
         if (pages === undefined) kept.set(first, [page]);
         else if (pages.unshift(page) > PAGES_PER_FIRST) pages.pop();

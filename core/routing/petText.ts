@@ -58,9 +58,28 @@ export const petText = (pet: Pet): string => {
   return text;
 };
 
-/** The JSON text of a page of animals, exactly `JSON.stringify(pets)`. */
-export const pageText = (pets: readonly Pet[]): string => {
+/** A page's JSON text, and whether every animal on it is fixed (so the page can be kept). */
+export interface PageText {
+  text: string;
+  fixed: boolean;
+}
+
+/**
+ * The JSON text of a page of animals, exactly `JSON.stringify(pets)`, and whether all of
+ * them are fixed: an animal whose text was kept is (only those are kept), so that is asked
+ * only of the others.
+ */
+export const pageText = (pets: readonly Pet[]): PageText => {
   let text = '[';
-  for (let index = 0; index < pets.length; index++) text += index === 0 ? petText(pets[index]!) : `,${petText(pets[index]!)}`;
-  return `${text}]`;
+  let fixed = true;
+  for (let index = 0; index < pets.length; index++) {
+    const pet = pets[index]!;
+    let kept = texts.get(pet);
+    if (kept === undefined) {
+      fixed &&= isFixedPet(pet);
+      kept = petText(pet);
+    }
+    text += index === 0 ? kept : `,${kept}`;
+  }
+  return { text: `${text}]`, fixed };
 };

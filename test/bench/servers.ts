@@ -175,7 +175,8 @@ const commandFor = async (contender: ContenderId, request: StartRequest): Promis
         '0',
         '--api-key',
         BENCH_KEY,
-        '--quiet',
+        // With its access log, as users run it (the default): a line per answer on stdout,
+        // into a pipe the bench reads and drops (see startServer).
         ...storageArgs,
         ...(request.ourFlags ?? []),
       ],
@@ -282,6 +283,9 @@ export const startServer = async (contender: ContenderId, request: StartRequest)
   const startupMs = performance.now() - started;
   const startupCpu = sampling.stop();
   const { child, pid } = running;
+  // From here on, what the server prints (our access log: megabytes a run) is read and
+  // dropped, as a log collector reads it, rather than kept in this process.
+  child.stdout?.removeAllListeners('data').resume();
   let stopping: Promise<void> | undefined;
   return {
     contender,
