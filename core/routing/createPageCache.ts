@@ -47,16 +47,35 @@ const isPage = (kept: KeptPage, pets: readonly Pet[], link: string | undefined) 
  * plain objects (as the memory and JSON-file storages keep them): those cannot have
  * changed, and a storage that reloads an edited file hands over new ones. Any other page
  * is joined from its animals' texts (`pageText`), tagged, and not kept.
+ *
+ * A page is kept only once it is asked for again within the last `PAGES_KEPT` pages
+ * answered, as a page asked for again and again is: a walk through more pages than the
+ * cache holds would otherwise keep every page and drop each before it is asked for again,
+ * which cost a page of such a walk about a twentieth of the server's CPU. The pages seen
+ * once are remembered by their first animal alone, in a table of fixed size.
  */
 export const createPageCache = (tagOf: EntityTagger): PageCache => {
   const kept = new LRUCache<Pet, KeptPage[]>({ max: PAGES_KEPT });
+  const seenFirst: (Pet | undefined)[] = new Array(PAGES_KEPT);
+  const seenAt = new Float64Array(PAGES_KEPT);
+  let answered = 0;
+  /** Whether a page starting with `first` was seen lately; it is from now on. */
+  const seenLately = (first: Pet) => {
+    const slot = (first.id ?? 0) % PAGES_KEPT;
+    const lately = seenFirst[slot] === first && answered - seenAt[slot]! <= PAGES_KEPT;
+    seenFirst[slot] = first;
+    seenAt[slot] = answered;
+    return lately;
+  };
   return (pets, link) => {
+    answered++;
     const first = pets[0] ?? NO_FIRST;
     const pages = kept.get(first);
     if (pages !== undefined) for (const page of pages) if (isPage(page, pets, link)) return page;
     const { text, fixed } = pageText(pets);
+    const keep = fixed && (seenLately(first) || pages !== undefined);
     return whenReady(tagOf(text, link), (etag) => {
-      if (fixed) {
+      if (keep) {
         const page = { pets: [...pets], link, text, etag };
         if (pages === undefined) kept.set(first, [page]);
         else if (pages.unshift(page) > PAGES_PER_FIRST) pages.pop();
