@@ -66,8 +66,8 @@ export const openPostgresContent = async (options: PostgresOptions): Promise<Pet
           ),
         });
       }),
-    write: (content, { replace }) =>
-      inTransaction(db.pool, 'BEGIN', async (client) => {
+    write: async (content, { replace }) => {
+      await inTransaction(db.pool, 'BEGIN', async (client) => {
         const { rows: counter } = await client.query(`SELECT next_id FROM ${s}.pet_ids FOR UPDATE`);
         const heldNextId = Number(counter[0]!.next_id);
         const { rows: held } = await client.query(
@@ -110,7 +110,12 @@ export const openPostgresContent = async (options: PostgresOptions): Promise<Pet
           );
         }
         await client.query(`UPDATE ${s}.pet_ids SET next_id = $1`, [content.nextId]);
-      }),
+      });
+      // Statistics now, not when autovacuum next looks: without them the planner guesses the
+      // rows of a status and walks the wrong index, and a page of 100 sold animals out of
+      // 10,000 cost twice the time until then.
+      await db.pool.query(`ANALYZE ${s}.pets, ${s}.idempotency_keys`);
+    },
     close: () => db.close(),
   };
 };

@@ -62,6 +62,11 @@ describe('copyPets between a data file and PostgreSQL', () => {
     writeSourceFile(source);
     const schema = database.freshSchema();
     await copyPets({ from: source, to: database.url(), schema });
+    // Analysed as it was loaded: its pages walk their own indexes from the first request.
+    const { rows } = await database
+      .admin()
+      .query('SELECT relname FROM pg_stat_user_tables WHERE schemaname = $1 AND last_analyze IS NOT NULL ORDER BY relname', [schema]);
+    expect(rows.map((row) => row.relname)).toEqual(['idempotency_keys', 'pets']);
     const storage = await openPostgresStorage({ connectionString: database.url(), schema });
     expect(await storage.get(2)).toEqual({ id: 2, name: '  Bébé 🐱 «Minou»  ', categoryId: Number.MAX_SAFE_INTEGER, status: 'pending' });
     expect((await storage.list({ after: 0, limit: 3, status: 'sold' })).map((pet) => pet.id)).toEqual([5, 6, 7]);
