@@ -8,8 +8,8 @@
  *   npx tsx test/bench/compareSources.ts --source before=/tmp/before --source after=. \
  *     [--floor] [--bare] --only list20,getById [--rounds 4] [--seconds 5] [--animals 10000]
  *   npx tsx test/bench/compareSources.ts --source built=. --from-source tsx --only walk20,getById
- *                      this checkout as `npx animal-store` runs it (tsc build) against
- *                      `npm start`'s way (node --import tsx adapters/cli.ts)
+ *                      this checkout as `npx animal-store` (and `npm start`) run it, a tsc
+ *                      build, against the same TypeScript run through tsx
  *
  * A checkout needs its dependencies (`node_modules` linked to this one's will do). The
  * operations of a run share one server per round: `createMemory` runs on its own memory
@@ -60,7 +60,7 @@ for (const [index, entry] of values.source.entries()) {
     compiledDir: await compileServers(join(temporary, `build-${index}`), resolve(directory!)),
   });
 }
-// This repository's TypeScript run through tsx, as `npm start` runs it.
+// This repository's TypeScript run through tsx (what `npm start` ran before it compiled the sources).
 if (values['from-source'] !== undefined) runners.push({ name: values['from-source'], contender: 'ours' });
 // Every build holds the references too, compiled from this repository.
 const referencesBuild = runners[0]?.compiledDir;

@@ -1,0 +1,88 @@
+/**
+ * @module The command `npm start` runs, compiled as the package publishes it. tsc compiles
+ * core/, adapters/ and storage/ with the build's own config (tsconfig.build.json, whose
+ * JavaScript is what `npx animal-store` runs from dist/), without the type check and the
+ * declarations, which change nothing it emits: about two seconds, once per version of the
+ * sources. The compiled copies live in node_modules/.cache/animal-store/start/, one folder
+ * per version of the sources, written under a temporary name and renamed into place, so
+ * that starts at the same moment (and `npm pack`'s build of dist/) never read a half-written
+ * file.
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const cache = join(root, 'node_modules', '.cache', 'animal-store', 'start');
+/** What the build reads besides the sources: a change to any of them is a new version. */
+const INPUTS = ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'node_modules/typescript/package.json'];
+/** Compiled versions kept beside the newest (a server started from one may still be running). */
+const KEPT_VERSIONS = 3;
+
+/** The TypeScript files under `folder`, relative to the root, in a stable order. */
+const sourcesUnder = (folder) =>
+  readdirSync(join(root, folder), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+    .map((entry) => join(entry.parentPath ?? entry.path, entry.name).slice(root.length))
+    .sort();
+
+/** A digest of every file the build reads: the name of this version's compiled copy. */
+const versionOfSources = () => {
+  const hash = createHash('sha256');
+  for (const file of [...INPUTS, ...['core', 'adapters', 'storage'].flatMap(sourcesUnder)]) {
+    hash
+      .update(`${file}\0`)
+      .update(readFileSync(join(root, file)))
+      .update('\0');
+  }
+  return hash.digest('hex').slice(0, 16);
+};
+
+/** Compiles the sources into `folder`; throws with what went wrong when they do not compile (tsc has said why on stderr). */
+const compileInto = (folder) => {
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const args = [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', folder, '--noCheck', '--declaration', 'false'];
+  const { status, error } = spawnSync(process.execPath, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (error !== undefined || status !== 0) {
+    rmSync(folder, { recursive: true, force: true });
+    throw new Error(`npm start could not compile the sources (${error?.message ?? `tsc exited with ${status}`})`);
+  }
+  // Beside the compiled command as beside dist/: its version, and the module type.
+  copyFileSync(join(root, 'package.json'), join(folder, 'package.json'));
+};
+
+/** A compile left unfinished this long ago was cut off (its process killed). */
+const ABANDONED_AFTER_MS = 10 * 60_000;
+
+/** Removes all but the newest compiled versions, and compiles cut off long ago. */
+const forgetOldVersions = () => {
+  const entries = readdirSync(cache).map((name) => ({ name, at: statSync(join(cache, name)).mtimeMs }));
+  const versions = entries.filter(({ name }) => !name.endsWith('.tmp')).sort((a, b) => b.at - a.at);
+  const abandoned = entries.filter(({ name, at }) => name.endsWith('.tmp') && Date.now() - at > ABANDONED_AFTER_MS);
+  for (const { name } of [...versions.slice(KEPT_VERSIONS), ...abandoned]) rmSync(join(cache, name), { recursive: true, force: true });
+};
+
+/**
+ * The folder of the compiled command for the sources as they are now, compiled first when
+ * it is not there yet.
+ *
+ * @returns The folder, which holds `adapters/cli.js` as dist/ does.
+ */
+export const compiledForStart = () => {
+  const version = join(cache, versionOfSources());
+  if (existsSync(join(version, 'adapters', 'cli.js'))) return version;
+  mkdirSync(cache, { recursive: true });
+  process.stderr.write('animal-store: compiling the sources for npm start (once per change, a few seconds)\n');
+  const building = `${version}.${process.pid}.tmp`;
+  compileInto(building);
+  try {
+    renameSync(building, version);
+  } catch {
+    // Another start compiled the same version first: its copy is the same.
+    rmSync(building, { recursive: true, force: true });
+  }
+  forgetOldVersions();
+  return version;
+};

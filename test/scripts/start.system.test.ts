@@ -1,0 +1,48 @@
+/** @module `npm start` runs the JavaScript `npx animal-store` runs: the package's own build of the sources. */
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../support/nodeProcess.js';
+import { tempFolder } from '../support/tempFolder.js';
+
+/** Every JavaScript file under `folder`, by its path there, with its text. */
+const javaScriptUnder = (folder: string): Map<string, string> =>
+  new Map(
+    readdirSync(folder, { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.js'))
+      .sort()
+      .map((file) => [file, readFileSync(path.join(folder, file), 'utf8')]),
+  );
+
+describe('npm start', () => {
+  it('Should run, byte for byte, the JavaScript the package build emits', () => {
+    const manifest = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
+    // Node alone, no loader: scripts/start.mjs runs the compiled copy in its own process.
+    expect(manifest.scripts.start).toBe('exec node scripts/start.mjs');
+    const started = spawnSync('npm', ['start', '--silent', '--', '--version'], { cwd: REPO_ROOT, encoding: 'utf8' });
+    expect(started.status, started.stderr).toBe(0);
+    expect(started.stdout.trim()).toBe(manifest.version);
+
+    // Where npm start ran from: the compiled copy of the sources as they are.
+    const where = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', "console.log((await import('./scripts/compiledForStart.mjs')).compiledForStart())"],
+      { cwd: REPO_ROOT, encoding: 'utf8' },
+    );
+    expect(where.status, where.stderr).toBe(0);
+    // The package's build, type check included, as `npm run build` emits dist/ (declarations aside).
+    const built = tempFolder();
+    const tsc = spawnSync(
+      process.execPath,
+      ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--outDir', built, '--declaration', 'false'],
+      { cwd: REPO_ROOT, encoding: 'utf8' },
+    );
+    expect(tsc.status, tsc.stdout).toBe(0);
+
+    const published = javaScriptUnder(built);
+    expect(published.size).toBeGreaterThan(100);
+    expect(published.has(path.join('adapters', 'cli.js'))).toBe(true);
+    expect(javaScriptUnder(where.stdout.trim())).toEqual(published);
+  });
+});
