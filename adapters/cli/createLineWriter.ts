@@ -10,7 +10,7 @@ export const DEFAULT_LOG_BUFFER_BYTES = 1024 * 1024;
 /**
  * The lines of one turn of the event loop are written together, at its end: one write, so
  * one system call, for all the access lines of the requests answered in that turn, where a
- * write per line cost a loaded server a third of its throughput. A batch this long (or
+ * write per line cost a loaded server much of its throughput. A batch this long (or
  * half the bound, when that is less) is written at once, so that a stalled stream is soon
  * told, and tells when it drains.
  */

@@ -51,7 +51,7 @@ const isPage = (kept: KeptPage, pets: readonly Pet[], link: string | undefined) 
  * A page is kept only once it is asked for again within the last `PAGES_KEPT` pages
  * answered, as a page asked for again and again is: a walk through more pages than the
  * cache holds would otherwise keep every page and drop each before it is asked for again,
- * which cost a page of such a walk about a twentieth of the server's CPU. The pages seen
+ * which cost such a walk more than the cache saved anyone. The pages seen
  * once are remembered by their first animal alone, in a table of fixed size.
  */
 export const createPageCache = (tagOf: EntityTagger): PageCache => {

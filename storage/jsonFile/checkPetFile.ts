@@ -78,8 +78,8 @@ const keysProblem = (format: 1 | 2, keys: unknown[] | undefined): PetFileProblem
  * order, such as `{path: 'pets[12].categoryId', message: 'must be a positive integer (1 or more)'}`.
  *
  * Format 1 is read as format 2 without keys. Same rules as the `PetFileJson` schema, in a faster order: the header once, then each animal
- * and its id against the one before. An animal passes if `quickIsPet` (sound, a tenth of
- * valibot's cost) or else `v.is(Pet)` accepts it; only the first that fails is parsed again
+ * and its id against the one before. An animal passes if `quickIsPet` (sound, and far cheaper than
+ * valibot) or else `v.is(Pet)` accepts it; only the first that fails is parsed again
  * with `v.safeParse`, for the message. At a million animals this keeps opening quick.
  */
 export const checkPetFile = (value: unknown): { data: PetFileData } | { problem: PetFileProblem } => {

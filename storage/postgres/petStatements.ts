@@ -54,7 +54,7 @@ export const petStatements = (quoted: string): PetStatements => {
   // Every page is at most LIMIT_MAX + 1 rows, and each statement says so with a constant:
   // with only a parameter or a column for its LIMIT, the planner guesses a tenth of the
   // table, and on a large one a batch of pages then costs enough for PostgreSQL to compile
-  // it (JIT) at each run, some 20 ms for a statement that reads a few hundred rows.
+  // it (JIT) at each run, many times what reading a few hundred rows costs.
   const capped = (selected: string, where: string, order: string, limit: string) =>
     `SELECT ${selected} FROM (SELECT * FROM ${quoted}.pets WHERE ${where} ORDER BY ${order} LIMIT ${LIMIT_MAX + 1}) AS capped
       ORDER BY ${order} LIMIT ${limit}`;
