@@ -93,7 +93,11 @@ export const trackAnswer = (
   state.waiting++;
   state.last = res;
   (res as TrackedResponse)[TRACKED] = { connection: state, abandoned };
-  res.on('close', responseClosed);
+  // `once`, not `on`: a listener left on the closed response made V8, after a spell of
+  // reads, allocate some of each request's objects straight into the old generation, and the
+  // young collections of the durable creates that followed then cost several times as much
+  // (test/bench/proposals/README.md).
+  res.once('close', responseClosed);
   // Registered before the body is read, so whoever reads it learns it was abandoned first.
   if (abandoned !== undefined && req.method !== 'GET' && req.method !== 'HEAD') {
     (req as TrackedRequest)[RESPONSE] = res;
