@@ -20,6 +20,7 @@ import { parseCommandLine } from './cli/parseCommandLine.js';
 import { readCursorSecret } from './cli/readCursorSecret.js';
 import type { ServeSettings } from './cli/serveCommand.js';
 import { startFailure } from './cli/startFailure.js';
+import { stopPretenuring } from './cli/stopPretenuring.js';
 import { UsageError } from './cli/UsageError.js';
 import { watchParent } from './cli/watchParent.js';
 import { writeKeyFile } from './cli/writeKeyFile.js';
@@ -57,6 +58,7 @@ const start = async (settings: ServeSettings, { log, writers }: ServeOutput) => 
 
   const testCatalogue = settings.testMode ? createTestCatalogue({ seed: seed ?? [], keys }) : undefined;
   const storage = testCatalogue?.storage ?? (await openStorage(settings.storage, { seed, onCommit: metrics?.observeCommit, warn }));
+  stopPretenuring();
   let replicator: Awaited<ReturnType<typeof startReplicator>> | undefined;
   try {
     if (settings.sync) {

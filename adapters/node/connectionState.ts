@@ -93,10 +93,9 @@ export const trackAnswer = (
   state.waiting++;
   state.last = res;
   (res as TrackedResponse)[TRACKED] = { connection: state, abandoned };
-  // `once`, not `on`: a listener left on the closed response made V8, after a spell of
-  // reads, allocate some of each request's objects straight into the old generation, and the
-  // young collections of the durable creates that followed then cost several times as much
-  // (test/bench/proposals/README.md).
+  // `once`, not `on`: the listener leaves the response when it fires. Left on the closed
+  // response, V8's pretenuring (see adapters/cli/stopPretenuring.ts) took hold more often
+  // under the durable creates that follow a spell of reads.
   res.once('close', responseClosed);
   // Registered before the body is read, so whoever reads it learns it was abandoned first.
   if (abandoned !== undefined && req.method !== 'GET' && req.method !== 'HEAD') {
