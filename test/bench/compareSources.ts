@@ -109,15 +109,15 @@ for (let round = 1; round <= Number(values.rounds); round++) {
     if (values.together) {
       const servers = await Promise.all(runners.map((runner) => startRunner(runner, storage)));
       try {
+        const targets = servers.map((server) => ({ origin: server.origin, serverPid: server.pid, pinning }));
         for (const operation of group) {
-          const targets = servers.map((server) => ({ origin: server.origin, serverPid: server.pid, pinning }));
           for (const server of servers) await checkAnswer(server.origin, operation);
           await Promise.all(targets.map((target) => generator.run(target, operation, animals, { ...load, seconds: 1 })));
           const results = await Promise.all(targets.map((target) => generator.run(target, operation, animals, load)));
           for (const [index, result] of results.entries()) {
-            report(round, `${operation} ${runners[index]!.name}`, result);
-            const ratio = (result.serverUsPerRequest ?? Number.NaN) / (results[0]!.serverUsPerRequest ?? Number.NaN);
             const key = `${operation} ${runners[index]!.name}`;
+            report(round, key, result);
+            const ratio = (result.serverUsPerRequest ?? Number.NaN) / (results[0]!.serverUsPerRequest ?? Number.NaN);
             if (index > 0) ratios.set(key, [...(ratios.get(key) ?? []), ratio]);
           }
         }
