@@ -3,6 +3,7 @@
  * and in order by `migrate`. A version, once released, never changes; later needs are new
  * versions that only add (never drop or rewrite what holds animals).
  */
+import { version4 } from './jsonTextMigration.js';
 import { version3 } from './syncMigration.js';
 
 /** One version of the schema. */
@@ -217,7 +218,7 @@ $create_pets$;
 };
 
 /** Every version, oldest first. */
-export const MIGRATIONS: readonly Migration[] = [version1, version2, version3];
+export const MIGRATIONS: readonly Migration[] = [version1, version2, version3, version4];
 
 /** The version this code needs: the newest it knows. */
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -58,13 +58,13 @@ describe('PostgreSQL storage: schema and migrations', () => {
       'sync_leases_pkey',
     ]);
     const { rows: functions } = await admin.query(
-      'SELECT proname FROM pg_proc WHERE pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = $1)',
+      'SELECT proname FROM pg_proc WHERE pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = $1) ORDER BY 1',
       [schema],
     );
-    expect(functions.map((row) => row.proname)).toEqual(['create_pets']);
+    expect(functions.map((row) => row.proname)).toEqual(['create_pets', 'json_text_of']);
     const { rows: versions } = await admin.query(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`);
-    // 1: the first release; 2: create_pets leaves expired keys to the sweep; 3: sync.
-    expect(versions).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    // 1: the first release; 2: create_pets leaves expired keys to the sweep; 3: sync; 4: pets.json_text.
+    expect(versions).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
     await storage.close();
   });
 
@@ -122,6 +122,7 @@ describe('PostgreSQL storage: schema and migrations', () => {
       { version: 1 },
       { version: 2 },
       { version: 3 },
+      { version: 4 },
     ]);
     const { rows } = await admin.query(`SELECT pg_get_functiondef('${schema}.create_pets(jsonb)'::regprocedure) AS body`);
     expect(rows[0].body).not.toMatch(/DELETE/);

@@ -36,8 +36,8 @@ const open = (schema: string, poolSize = 4) => openPostgresStorage({ connectionS
 
 /**
  * Makes `schema` as an earlier release left it, at schema `version` (1: the first release,
- * 2: keys swept apart from creates): three animals, one with an Idempotency-Key made at the
- * returned time.
+ * 2: keys swept apart from creates, 3: sync): three animals, one with an Idempotency-Key
+ * made at the returned time, and one whose name JSON must escape.
  */
 const makeVersion = async (schema: string, version = 1): Promise<number> => {
   const admin = database.admin();
@@ -64,14 +64,14 @@ const makeVersion = async (schema: string, version = 1): Promise<number> => {
       createdAt: now,
       expiresAt: now + 60_000,
     },
-    { name: 'Old 3', categoryId: 3, status: 'sold' },
+    { name: 'Old "3"\n\u0001', categoryId: 3, status: 'sold' },
   ];
   await admin.query(`SELECT * FROM ${schema}.create_pets($1::jsonb)`, [JSON.stringify(batch)]);
   return now;
 };
 
 describe('PostgreSQL sync: the schema upgrade', () => {
-  it.each([1, 2])(
+  it.each([1, 2, 3])(
     'Should upgrade a version-%i catalogue in place: same animals, same order, same keys, ids continuing',
     async (version) => {
       const schema = database.freshSchema();
@@ -82,9 +82,11 @@ describe('PostgreSQL sync: the schema upgrade', () => {
       expect((await walk(storage, 2)).map(({ id, name }) => [id, name])).toEqual([
         [1, 'Old 1'],
         [2, 'Old 2'],
-        [3, 'Old 3'],
+        [3, 'Old "3"\n\u0001'],
       ]);
       expect((await walk(storage, 1, 'sold')).map(({ id }) => id)).toEqual([1, 3]);
+      // Each animal's JSON text (schema version 4) was written for the animals already there.
+      expect((await storage.listText({ after: 0, limit: 10 })).text).toBe(JSON.stringify(await storage.list({ after: 0, limit: 10 })));
       const replay = await storage.createIdempotent(rex, {
         scope: 's',
         key: 'k',
@@ -102,7 +104,7 @@ describe('PostgreSQL sync: the schema upgrade', () => {
         [4, 4],
       ]);
       const { rows: versions } = await admin.query(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`);
-      expect(versions).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+      expect(versions).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
       // Expired keys are the periodic sweep's to delete, never a create's (schema version 2 onwards).
       const { rows: body } = await admin.query(`SELECT pg_get_functiondef('${schema}.create_pets(jsonb)'::regprocedure) AS text`);
       expect(body[0].text).not.toMatch(/DELETE/);
