@@ -253,6 +253,20 @@ export const judgeTargets = (results: BenchResults): TargetResult[] => {
       holds: verdict(judge(atLeast(ours?.requestsPerSecond, 2000), below(ours?.p99, 50))),
     });
   }
+  // Issue 21's for PostgreSQL's pages: the server's own CPU per page, beside the file's on
+  // the same workload (the database's CPU is its own processes', not counted).
+  for (const operation of ['list20', 'list100sold'] as const) {
+    const onFile = workloadOf(results, `${operation}@medium`)?.contenders.ours?.median;
+    const onPostgres = workloadOf(results, `${operation}@medium@postgres`);
+    if (!onFile || !onPostgres) continue;
+    const ours = onPostgres.contenders.ours?.median;
+    const ratio = ours?.serverUsPerRequest && onFile.serverUsPerRequest ? ours.serverUsPerRequest / onFile.serverUsPerRequest : undefined;
+    targets.push({
+      target: `${onPostgres.label.split(' · ')[0]} at ${formatCount(onPostgres.animals)}: the server's CPU per page ≤ 1.5× the JSON file's`,
+      measured: `${fixed(ours?.serverUsPerRequest, 0)} vs ${fixed(onFile.serverUsPerRequest, 0)} µs: ${times(ratio)}`,
+      holds: verdict(ratio === undefined ? undefined : ratio <= 1.5),
+    });
+  }
   const onPostgres = results.startup.filter((startup) => startup.oursOnPostgres);
   if (onPostgres.length >= 2) {
     const [least, most] = [onPostgres[0]!, onPostgres.at(-1)!];
