@@ -53,8 +53,8 @@ const slopeOf = (points: Array<[number, number]>) => {
 /**
  * Judges a soak. RSS is flat when, from the first minute after warm-up to the last minute,
  * it grew by no more than 5 MiB or 5 %, whichever is larger: room for the animals the soak
- * itself creates (a few thousand, a few MiB) and the heap's breathing, none for a leak that
- * grows with requests (the soak makes over a hundred thousand).
+ * itself creates (several hundred at its default rate, under a MiB) and the heap's
+ * breathing, none for a leak that grows with requests (the soak makes over a hundred thousand).
  */
 export const judgeSoak = (samples: readonly SoakSample[], warmupMinutes: number): SoakVerdict => {
   const afterWarmup = samples.filter((sample) => sample.minute > warmupMinutes);
