@@ -19,6 +19,20 @@ const appliedVersion = async (db: PostgresQueryable, schema: string): Promise<nu
   return Number(versions[0]?.version ?? 0);
 };
 
+/** The oldest PostgreSQL the migrations run on: version 4's function has an SQL-standard body (`RETURN`). */
+const OLDEST_SERVER = { number: 140_000, name: '14' };
+
+/** Refuses, before changing anything, a server older than the migrations need. */
+const checkServer = async (db: PostgresQueryable): Promise<void> => {
+  const { rows } = await db.query(`SELECT current_setting('server_version_num')::int AS number, current_setting('server_version') AS name`);
+  const { number, name } = rows[0] as { number: number; name: string };
+  if (number < OLDEST_SERVER.number) {
+    throw new PostgresStorageError(
+      `The PostgreSQL server is version ${name}, and animal-store needs ${OLDEST_SERVER.name} or later to create or upgrade its schema; nothing was changed.`,
+    );
+  }
+};
+
 const tooNew = (schema: string, version: number) =>
   new PostgresStorageError(
     `The schema ${schema} is at version ${version}, newer than this animal-store knows (${SCHEMA_VERSION}); upgrade animal-store on every instance before starting this one.`,
@@ -39,6 +53,7 @@ export const migrate = async (pool: PostgresPool, schema: string, openChanges?: 
   const found = await appliedVersion(pool, schema);
   if (found === SCHEMA_VERSION) return found;
   if (found > SCHEMA_VERSION) throw tooNew(schema, found);
+  await checkServer(pool);
 
   const changes = openChanges === undefined ? pool : await openChanges();
   try {
