@@ -23,11 +23,13 @@ export interface PetStatements {
   sweepKeys: string;
 }
 
-/** Where a page starts, what it holds and how long it is, as SQL expressions: parameters, or a batch's columns. */
-interface PageTerms {
-  after: string;
-  limit: string;
-  status: string;
+/**
+ * How a page walks one of the indexes of `pets`, as SQL: `after`, the condition for the
+ * animals that arrived after an arrival; `order`, the index's own order.
+ */
+interface IndexWalk {
+  after(arrival: string): string;
+  order: string;
 }
 
 /**
@@ -40,7 +42,7 @@ interface PageTerms {
  * items, and jsonb reorders keys. One probe of an index for what follows costs less than
  * reading a row more and numbering the rows to leave it out.
  */
-const pageText = (ofPage: string, moreAfter: (arrival: string) => string, { limit }: PageTerms, pets: string) => `SELECT
+const pageText = (ofPage: string, moreAfter: (arrival: string) => string, limit: string, pets: string) => `SELECT
     '[' || coalesce(page.text, '') || ']' AS text,
     CASE WHEN page.size = ${limit} AND ${moreAfter('page.last')}
       THEN (SELECT l.id FROM ${pets} AS l WHERE l.arrival = page.last) END AS next_after
@@ -61,47 +63,41 @@ export const petStatements = (quoted: string): PetStatements => {
   const capped = (selected: string, where: string, order: string, limit: string) =>
     `SELECT ${selected} FROM (SELECT * FROM ${pets} WHERE ${where} ORDER BY ${order} LIMIT ${LIMIT_MAX + 1}) AS capped
       ORDER BY ${order} LIMIT ${limit}`;
-  // Animals after an arrival, in the index pets_arrival.
-  const arrivedAfter = (arrival: string) => `arrival > ${arrival}`;
-  // Animals of a status after an arrival, written against the index pets_status_arrival,
-  // (status, arrival), so the planner can only walk it and reads `limit` rows. With
-  // "status = $3 AND arrival > … ORDER BY arrival" it may walk pets_arrival instead and skip
-  // the rows of other statuses: as many as the catalogue holds when a status is rare among
-  // newer animals. The row comparison and the upper bound together mean exactly status = $3
-  // and arrival > the start.
-  const ofStatusAfter = (status: string) => (arrival: string) => `(status, arrival) > (${status}, ${arrival}) AND status <= ${status}`;
-  const list = (selected: string, { after }: PageTerms, limit: string, only = '') =>
-    capped(selected, `${only}${arrivedAfter(start(after))}`, 'arrival', limit);
-  const listByStatus = (selected: string, { after, status }: PageTerms, limit: string, only = '') =>
-    capped(selected, `${only}${ofStatusAfter(status)(start(after))}`, 'status, arrival', limit);
+  // Every animal, in the index pets_arrival.
+  const byArrival: IndexWalk = { after: (arrival) => `arrival > ${arrival}`, order: 'arrival' };
+  // The animals of a status, written against the index pets_status_arrival, (status,
+  // arrival), so the planner can only walk it and reads `limit` rows. With "status = $3 AND
+  // arrival > … ORDER BY arrival" it may walk pets_arrival instead and skip the rows of other
+  // statuses: as many as the catalogue holds when a status is rare among newer animals. The
+  // row comparison and the upper bound together mean exactly status = $3 and arrival > the start.
+  const byStatus = (status: string): IndexWalk => ({
+    after: (arrival) => `(status, arrival) > (${status}, ${arrival}) AND status <= ${status}`,
+    order: 'status, arrival',
+  });
+  // `only`: a condition fixed for the whole statement, which cuts the page out of a batch's other kind.
+  const page = (selected: string, walk: IndexWalk, after: string, limit: string, only = '') =>
+    capped(selected, `${only}${walk.after(start(after))}`, walk.order, limit);
   // Whether an animal follows, as the first in the index's order: with a bare EXISTS the
   // planner may scan the table for any row that matches, from its start, which costs as
   // much as the page is deep in the catalogue.
-  const follows = (where: string, order: string) => `(SELECT true FROM ${pets} WHERE ${where} ORDER BY ${order} LIMIT 1) IS NOT NULL`;
-  const parameters: PageTerms = { after: '$1', limit: '$2', status: '$3' };
-  const columnsOf: PageTerms = { after: 'r.after', limit: 'r.size', status: 'r.status' };
+  const follows = (walk: IndexWalk, arrival: string) =>
+    `(SELECT true FROM ${pets} WHERE ${walk.after(arrival)} ORDER BY ${walk.order} LIMIT 1) IS NOT NULL`;
   const texts = 'json_text, arrival';
   return {
     get: `SELECT ${columns} FROM ${pets} WHERE id = $1`,
-    list: list(columns, parameters, '$2'),
-    listByStatus: listByStatus(columns, parameters, '$2'),
-    listText: pageText(list(texts, parameters, '$2'), (last) => follows(arrivedAfter(last), 'arrival'), parameters, pets),
-    listTextByStatus: pageText(
-      listByStatus(texts, parameters, '$2'),
-      (last) => follows(ofStatusAfter('$3')(last), 'status, arrival'),
-      parameters,
-      pets,
-    ),
+    list: page(columns, byArrival, '$1', '$2'),
+    listByStatus: page(columns, byStatus('$3'), '$1', '$2'),
+    listText: pageText(page(texts, byArrival, '$1', '$2'), (last) => follows(byArrival, last), '$2', pets),
+    listTextByStatus: pageText(page(texts, byStatus('$3'), '$1', '$2'), (last) => follows(byStatus('$3'), last), '$2', pets),
     // Each page as `listText` or `listTextByStatus` makes it: the branch of the other kind
     // is cut at once by its constant condition, so each still walks its own index.
     listTexts: `SELECT p.text, p.next_after
       FROM unnest($1::bigint[], $2::bigint[], $3::text[]) WITH ORDINALITY AS r(after, size, status, ordinal)
       CROSS JOIN LATERAL (${pageText(
-        `(${list(texts, columnsOf, 'r.size', 'r.status IS NULL AND ')})
-        UNION ALL (${listByStatus(texts, columnsOf, 'r.size', 'r.status IS NOT NULL AND ')})`,
-        (last) =>
-          `CASE WHEN r.status IS NULL THEN ${follows(arrivedAfter(last), 'arrival')} ELSE ${follows(ofStatusAfter('r.status')(last), 'status, arrival')} END`,
-        columnsOf,
+        `(${page(texts, byArrival, 'r.after', 'r.size', 'r.status IS NULL AND ')})
+        UNION ALL (${page(texts, byStatus('r.status'), 'r.after', 'r.size', 'r.status IS NOT NULL AND ')})`,
+        (last) => `CASE WHEN r.status IS NULL THEN ${follows(byArrival, last)} ELSE ${follows(byStatus('r.status'), last)} END`,
+        'r.size',
         pets,
       )}) AS p ORDER BY r.ordinal`,
     create: `SELECT pet_id AS id, pet_name AS name, pet_category_id AS category_id, pet_status AS status, replayed,
