@@ -257,12 +257,12 @@ export const judgeTargets = (results: BenchResults): TargetResult[] => {
   // the same workload (the database's CPU is its own processes', not counted).
   for (const operation of ['list20', 'list100sold'] as const) {
     const onFile = workloadOf(results, `${operation}@medium`)?.contenders.ours?.median;
-    const onPostgres = workloadOf(results, `${operation}@medium@postgres`);
-    if (!onFile || !onPostgres) continue;
-    const ours = onPostgres.contenders.ours?.median;
+    const postgresPages = workloadOf(results, `${operation}@medium@postgres`);
+    if (!onFile || !postgresPages) continue;
+    const ours = postgresPages.contenders.ours?.median;
     const ratio = ours?.serverUsPerRequest && onFile.serverUsPerRequest ? ours.serverUsPerRequest / onFile.serverUsPerRequest : undefined;
     targets.push({
-      target: `${onPostgres.label.split(' · ')[0]} at ${formatCount(onPostgres.animals)}: the server's CPU per page ≤ 1.5× the JSON file's`,
+      target: `${postgresPages.label.split(' · ')[0]} at ${formatCount(postgresPages.animals)}: the server's CPU per page ≤ 1.5× the JSON file's`,
       measured: `${fixed(ours?.serverUsPerRequest, 0)} vs ${fixed(onFile.serverUsPerRequest, 0)} µs: ${times(ratio)}`,
       holds: verdict(ratio === undefined ? undefined : ratio <= 1.5),
     });
