@@ -127,6 +127,7 @@ const ENVIRONMENT_HELP = `
 Environment:
   PORT                          the port, when --port is not given
   DATABASE_URL                  as --database; --data, FILE, --memory and --test-mode win over it
+  ANIMAL_STORE_MEMORY_LIMIT     as --memory-limit
   ANIMAL_STORE_API_KEYS         accepted API keys, comma-separated (beside --api-key and --api-key-file)
   ANIMAL_STORE_CURSOR_SECRET    as --cursor-secret
   ANIMAL_STORE_EXEMPT_ADDRESSES as --exempt-addresses
@@ -165,7 +166,7 @@ export const addServeCommand = (program: Command): Command => {
     .argument('[FILE]', `the JSON data file to keep animals in (as --data FILE; default ${DEFAULT_DATA_FILE})`)
     .allowExcessArguments();
 
-  serve.optionsGroup('Where the animals live:');
+  serve.optionsGroup('Storage (where the animals live):');
   serve
     .addOption(
       new Option('--data <FILE>', `the JSON data file (default ${DEFAULT_DATA_FILE}); created, mode 0600, when missing`).conflicts(
@@ -201,7 +202,7 @@ export const addServeCommand = (program: Command): Command => {
     .option('--api-key-file <FILE>', 'a file of accepted API keys, one per line (# comments); keep it chmod 600; repeatable', collect)
     .option(
       '--api-key <KEY>',
-      'an accepted API key; repeatable. Every local user can read it in the process list: prefer --api-key-file or ANIMAL_STORE_API_KEYS',
+      'an accepted API key; repeatable. Every local user can read it in the process list: prefer --api-key-file or the variable (env: ANIMAL_STORE_API_KEYS, keys split by commas)',
       collect,
     )
     .addOption(
@@ -221,7 +222,7 @@ export const addServeCommand = (program: Command): Command => {
       new Option('--idempotency-key-lifetime <SECONDS>', 'how long an Idempotency-Key is kept').argParser(wholeNumber(1)).default(86_400),
     );
 
-  serve.optionsGroup('Limits (see docs/bounds.md):');
+  serve.optionsGroup('Network limits (see docs/network.md):');
   for (const [name, flags, description] of LIMIT_FLAGS) {
     serve.addOption(new Option(flags, description).argParser(wholeNumber(1)).default(SERVE_LIMIT_DEFAULTS[name]));
   }
