@@ -4,8 +4,14 @@
 export interface SyncStatements {
   /** Takes the lock that orders every write (the `pet_ids` row), first in each sync transaction. */
   lock: string;
-  /** `$1` scope, `$2` size: moves the id counter on and records the lease, in one statement; one row `first_id, last_id`. */
+  /** The highest id held and the highest id leased (0 for none), for where the next lease starts. */
+  highest: string;
+  /** `$1` scope, `$2` first, `$3` last: records the lease and moves the id counter past it, in one statement; one row `first_id, last_id`. */
   lease: string;
+  /** `$1` first, `$2` last: whether an animal with an id in that range is held. */
+  heldIn: string;
+  /** How many leases this catalogue gave (as a hub). */
+  leases: string;
   /** `$1` scope, `$2` ids (bigint[]): for each id, the lease of `scope` that could hold it (the one starting at or below it). */
   leasesFor: string;
   /** `$1` ids (bigint[]): the animals held with those ids. */
@@ -40,12 +46,13 @@ const arrivalOf = (quoted: string, id: string) => `coalesce((SELECT a.arrival FR
 /** Builds the sync statements for the schema `quoted` (a quoted identifier). */
 export const syncStatements = (quoted: string): SyncStatements => ({
   lock: `SELECT next_id FROM ${quoted}.pet_ids FOR UPDATE`,
-  // The UPDATE takes the pet_ids lock, so a lease waits for creates in flight and they for it.
-  lease: `WITH moved AS (
-      UPDATE ${quoted}.pet_ids SET next_id = next_id + $2::bigint RETURNING next_id - $2::bigint AS first_id
-    )
-    INSERT INTO ${quoted}.sync_leases (scope, first_id, last_id)
-    SELECT $1, m.first_id, m.first_id + $2::bigint - 1 FROM moved AS m RETURNING first_id, last_id`,
+  highest: `SELECT (SELECT coalesce(max(p.id), 0) FROM ${quoted}.pets AS p) AS highest_id,
+    (SELECT coalesce(max(l.last_id), 0) FROM ${quoted}.sync_leases AS l) AS leased_id`,
+  // Run under the lock, so the counter and the leases cannot move between reading and writing them.
+  lease: `WITH moved AS (UPDATE ${quoted}.pet_ids SET next_id = $3::bigint + 1)
+    INSERT INTO ${quoted}.sync_leases (scope, first_id, last_id) VALUES ($1, $2::bigint, $3::bigint) RETURNING first_id, last_id`,
+  heldIn: `SELECT EXISTS (SELECT FROM ${quoted}.pets WHERE id BETWEEN $1::bigint AND $2::bigint) AS held`,
+  leases: `SELECT count(*) AS leases FROM ${quoted}.sync_leases`,
   leasesFor: `SELECT DISTINCT l.first_id, l.last_id FROM unnest($2::bigint[]) AS u(id)
     CROSS JOIN LATERAL (
       SELECT x.first_id, x.last_id FROM ${quoted}.sync_leases AS x
