@@ -52,8 +52,9 @@ export const createJsonFileSync = (petFile: PetFile, index: () => PetIndex, name
   },
   async join(hub) {
     const where = `The data file ${name}`;
-    const kiosk = joinedKiosk(petFile.sync?.kiosk, hub, petFile.pets.length, where, petFile.sync?.leases.length);
-    if (petFile.sync?.kiosk === undefined) {
+    const current = petFile.sync?.kiosk;
+    const kiosk = joinedKiosk(current, hub, petFile.pets.length, where, petFile.sync?.leases.length);
+    if (kiosk !== current) {
       await petFile.update((data) => {
         data.sync.kiosk = joinedKiosk(data.sync.kiosk, hub, data.pets.length, where, data.sync.leases.length);
       });

@@ -2,7 +2,16 @@
 import type { Pet } from '../../core/schemas/Pet.js';
 import { type IdBlock, type KioskState, SyncJoinError, type SyncStorage } from '../../core/sync/SyncStorage.js';
 import { PetIndex } from '../PetIndex.js';
-import { checkKioskBlock, checkPush, inBlocks, joinedKiosk, kioskRefusal, leaseStart, skipPulledOwnIds } from '../sync/syncState.js';
+import {
+  checkKioskBlock,
+  checkPush,
+  inBlocks,
+  joinedKiosk,
+  kioskRefusal,
+  leaseStart,
+  sameHub,
+  skipPulledOwnIds,
+} from '../sync/syncState.js';
 import type { PostgresConnection } from './connectPostgres.js';
 import { inTransaction } from './inTransaction.js';
 import type { PostgresPoolClient } from './PostgresPool.js';
@@ -100,10 +109,13 @@ export const createPostgresSync = (db: PostgresConnection, where: string): SyncS
     join: (hub) =>
       write(async (client) => {
         const kiosk = await readKiosk(rowsOf(client));
-        const held = kiosk === undefined ? Number((await client.query(sql.count)).rows[0]!.held) : 0;
+        // Counting is needed only to join, or to change hubs; a restart against the same hub skips it.
+        const same = kiosk !== undefined && sameHub(kiosk.hub, hub);
+        const held = same ? 0 : Number((await client.query(sql.count)).rows[0]!.held);
         const leases = kiosk === undefined ? Number((await client.query(sql.leases)).rows[0]!.leases) : 0;
         const joined = joinedKiosk(kiosk, hub, held, where, leases);
         if (kiosk === undefined) await client.query(sql.join, [hub]);
+        else if (joined !== kiosk) await client.query(sql.rejoin, [hub]);
         return joined;
       }),
     addBlock: (block) =>

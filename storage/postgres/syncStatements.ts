@@ -24,6 +24,8 @@ export interface SyncStatements {
   blocks: string;
   /** `$1` hub: makes this catalogue a kiosk. */
   join: string;
+  /** `$1` hub: makes a kiosk that never leased nor pulled anything a kiosk of another hub. */
+  rejoin: string;
   /** Whether any animal is held, and how many. */
   count: string;
   /** `$1` first, `$2` last: keeps a block (a repeat is ignored). */
@@ -75,6 +77,7 @@ export const syncStatements = (quoted: string): SyncStatements => ({
   kiosk: `SELECT hub, next_id, pushed_through, checkpoint FROM ${quoted}.sync_kiosk`,
   blocks: `SELECT first_id, last_id FROM ${quoted}.sync_kiosk_blocks ORDER BY first_id`,
   join: `INSERT INTO ${quoted}.sync_kiosk (hub, next_id, pushed_through, checkpoint) VALUES ($1, 0, 0, 0)`,
+  rejoin: `UPDATE ${quoted}.sync_kiosk SET hub = $1, next_id = 0, pushed_through = 0, checkpoint = 0`,
   count: `SELECT count(*) AS held FROM ${quoted}.pets`,
   addBlock: `INSERT INTO ${quoted}.sync_kiosk_blocks (first_id, last_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
   setNextId: `UPDATE ${quoted}.sync_kiosk SET next_id = $1`,

@@ -145,9 +145,30 @@ export const addKioskBlock = (kiosk: KioskState, block: IdBlock): void => {
 };
 
 /**
+ * Whether two URLs name the same hub: compared as WHATWG URLs, so the host's case, a default
+ * port (`:80` for http, `:443` for https) and trailing slashes make no difference, while the
+ * scheme, the host, another port and the path's case do.
+ */
+export const sameHub = (one: string, other: string): boolean => {
+  const normal = (text: string) => {
+    try {
+      const url = new URL(text);
+      url.pathname = url.pathname.replace(/\/+$/, '');
+      return url.href.replace(/\/+$/, '');
+    } catch {
+      return text;
+    }
+  };
+  return normal(one) === normal(other);
+};
+
+/**
  * The kiosk state after joining `hub`: a new one for an empty catalogue, the same one for a
- * kiosk of that hub. A catalogue with animals made without sync, or a kiosk of another hub,
- * cannot join: its ids could collide with the hub's.
+ * kiosk of that hub (however its URL is written), and a new one too for a kiosk that never
+ * leased a block nor holds an animal (a mistyped URL is corrected by starting again with the
+ * right one). A catalogue that cannot join says why and what to do instead: one with
+ * animals made without sync, or that leased ids to kiosks (a hub), or a kiosk that holds
+ * ids or animals of another hub; their ids could collide with the hub's.
  */
 export const joinedKiosk = (kiosk: KioskState | undefined, hub: string, held: number, where: string, leases = 0): KioskState => {
   if (kiosk === undefined && leases > 0) {
@@ -156,12 +177,22 @@ export const joinedKiosk = (kiosk: KioskState | undefined, hub: string, held: nu
     );
   }
   if (kiosk !== undefined) {
-    if (kiosk.hub === hub) return kiosk;
-    throw new SyncJoinError(
-      `${where} syncs with the hub ${kiosk.hub}, not ${hub}; a catalogue joins one hub for ever. Start it with --sync-with ${kiosk.hub}, or copy its animals into a hub first (animal-store copy) and start this kiosk on a new data file.`,
-    );
-  }
-  if (held > 0) {
+    if (sameHub(kiosk.hub, hub)) return kiosk;
+    if (kiosk.blocks.length > 0 || held > 0) {
+      const holds =
+        held > 0
+          ? `holds ${held} ${held === 1 ? 'animal' : 'animals'} from it`
+          : `holds ${kiosk.blocks.length === 1 ? 'a block' : `${kiosk.blocks.length} blocks`} of ids that hub leased to it`;
+      const wayOut =
+        held > 0
+          ? `to sync with ${hub} instead, copy its animals into that hub first if they belong there (animal-store copy --from THIS-FILE --to HUB-STORAGE while the hub is stopped) and start this kiosk on a new, empty data file`
+          : `to sync with ${hub} instead, start this kiosk on a new, empty data file`;
+      throw new SyncJoinError(
+        `${where} syncs with the hub ${kiosk.hub}, not ${hub}, and ${holds}, so it cannot change hubs. Start it with --sync-with ${kiosk.hub}; or, ${wayOut}.`,
+      );
+    }
+    // Never leased nor pulled anything: the record of a hub it never used is replaced.
+  } else if (held > 0) {
     throw new SyncJoinError(
       `${where} holds ${held} ${held === 1 ? 'animal' : 'animals'} made without sync, whose ids could collide with the hub's, so it cannot join the hub ${hub}. Move them into the hub first (animal-store copy --from THIS-FILE --to HUB-STORAGE while the hub is stopped, or create them through the hub), then start this kiosk on a new, empty data file.`,
     );

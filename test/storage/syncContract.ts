@@ -155,10 +155,33 @@ export const describeSyncContract = (name: string, factory: SyncStorageFactory):
         await expect(sync().join(HUB)).rejects.toThrow(/animal-store copy/);
       });
 
-      it('joins one hub for ever', async () => {
+      it('joins one hub for ever once it leased ids, naming the way out', async () => {
         await sync().join(HUB);
+        await sync().addBlock({ first: 101, last: 200 });
         await expect(sync().join(HUB)).resolves.toMatchObject({ hub: HUB });
-        await expect(sync().join('http://127.0.0.1:10/v1')).rejects.toThrow(SyncJoinError);
+        await expect(sync().join('http://127.0.0.1:10/v1')).rejects.toThrow(/cannot change hubs.*new, empty data file/);
+        await storage.create(rex);
+        await expect(sync().join('http://127.0.0.1:10/v1')).rejects.toThrow(/holds 1 animal from it.*animal-store copy/);
+        expect((await sync().kiosk())?.hub).toBe(HUB);
+      });
+
+      it('takes the same hub however its URL is written: trailing slash, default port, host case', async () => {
+        await sync().join('http://Hub.Example/v1');
+        await sync().addBlock({ first: 101, last: 200 });
+        for (const same of ['http://hub.example/v1/', 'http://HUB.example:80/v1', 'http://hub.example:80/v1//']) {
+          await expect(sync().join(same)).resolves.toMatchObject({ blocks: [{ first: 101, last: 200 }] });
+        }
+        for (const other of ['https://hub.example/v1', 'http://hub.example:8080/v1', 'http://hub.example/V1']) {
+          await expect(sync().join(other)).rejects.toThrow(SyncJoinError);
+        }
+      });
+
+      it('moves to another hub while it never leased a block nor holds an animal (a mistyped URL corrected)', async () => {
+        await sync().join('http://mistyped.example/v1');
+        await expect(sync().join(HUB)).resolves.toEqual({ hub: HUB, blocks: [], nextId: 0, pushedThrough: 0, checkpoint: 0 });
+        expect((await sync().kiosk())?.hub).toBe(HUB);
+        await sync().addBlock({ first: 101, last: 200 });
+        expect((await storage.create(rex)).id).toBe(101);
       });
 
       const { reopen } = factory;
