@@ -69,7 +69,8 @@ const start = async (settings: ServeSettings, { log, writers }: ServeOutput) => 
     const keyFile =
       generated !== undefined && settings.storage.kind === 'file' ? await writeKeyFile(settings.storage.file, generated) : undefined;
     const server = await serve({
-      storage,
+      // A kiosk's, so that creates refused for want of ids say why the hub gives none.
+      storage: replicator?.storage ?? storage,
       keys,
       host: settings.host,
       port: settings.port,

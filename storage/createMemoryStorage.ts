@@ -9,12 +9,17 @@ import { KeySweep, type KeySweepOptions } from './KeySweep.js';
 import { PetIndex } from './PetIndex.js';
 import {
   addKioskBlock,
+  checkKioskBlock,
   checkPush,
   countUnpushed,
   findUnpushed,
+  heldInRange,
   joinedKiosk,
+  leaseStart,
   markKioskPushed,
+  refuseAtKiosk,
   type SyncState,
+  skipPulledOwnIds,
   takeKioskId,
 } from './sync/syncState.js';
 
@@ -93,6 +98,7 @@ export const createMemoryStorage = (
     makeRoom(withKey ? 2 : 1);
     const id = sync.kiosk ? takeKioskId(sync.kiosk) : Math.max(nextId, index.lastId + 1);
     const pet: Pet = { id, name, categoryId, status };
+    index.refuseTaken([pet], 'create');
     index.add(pet);
     nextId = Math.max(nextId, id + 1);
     return pet;
@@ -118,14 +124,17 @@ export const createMemoryStorage = (
     },
     sync: {
       async lease(scope, size) {
-        const first = Math.max(nextId, index.lastId + 1);
+        refuseAtKiosk(sync, 'lease');
+        const first = leaseStart(nextId, index.lastId, sync.leases);
         const lease = { scope, first, last: first + size - 1 };
         sync.leases.push(lease);
         nextId = lease.last + 1;
         return { first: lease.first, last: lease.last };
       },
       async store(scope, pushed) {
+        refuseAtKiosk(sync, 'push');
         const fresh = checkPush(sync.leases, scope, index, pushed);
+        index.refuseTaken(fresh, 'sync');
         makeRoom(fresh.length);
         for (const pet of fresh) index.add(pet);
         nextId = Math.max(nextId, index.lastId + 1);
@@ -135,11 +144,12 @@ export const createMemoryStorage = (
         return sync.kiosk && structuredClone(sync.kiosk);
       },
       async join(hub) {
-        sync.kiosk = joinedKiosk(sync.kiosk, hub, index.size, 'The memory storage');
+        sync.kiosk = joinedKiosk(sync.kiosk, hub, index.size, 'The memory storage', sync.leases.length);
         return structuredClone(sync.kiosk);
       },
       async addBlock(block) {
-        if (sync.kiosk) addKioskBlock(sync.kiosk, block);
+        const { kiosk } = sync;
+        if (kiosk && !checkKioskBlock(kiosk, block, (first, last) => heldInRange(index, first, last))) addKioskBlock(kiosk, block);
       },
       async unpushed(limit) {
         return sync.kiosk ? findUnpushed(sync.kiosk, index, limit) : { pets: [], through: 0 };
@@ -155,9 +165,14 @@ export const createMemoryStorage = (
         for (const { id, name, categoryId, status } of pulled) {
           if (!index.has(id) && !fresh.has(id)) fresh.set(id, { id, name, categoryId, status });
         }
-        makeRoom(fresh.size);
-        for (const pet of fresh.values()) index.add(pet);
-        if (sync.kiosk) sync.kiosk.checkpoint = checkpoint;
+        const pets = [...fresh.values()];
+        index.refuseTaken(pets, 'sync');
+        makeRoom(pets.length);
+        for (const pet of pets) index.add(pet);
+        if (sync.kiosk) {
+          skipPulledOwnIds(sync.kiosk, pets);
+          sync.kiosk.checkpoint = checkpoint;
+        }
         return fresh.size;
       },
     },

@@ -116,6 +116,7 @@ export const openJsonFileStorageOn = async (
     onAppended: (pets) => {
       for (const pet of pets) index.add(pet);
     },
+    refuseTaken: (pets, doing) => index.refuseTaken(pets, doing),
   });
   rebuild();
   const stopPreparing = petFile.prepareWrites();
