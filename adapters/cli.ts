@@ -14,6 +14,7 @@ import type { CopySettings } from './cli/copyCommand.js';
 import { type CliLog, createCliLog, type LogStream } from './cli/createCliLog.js';
 import { createLineWriter, type LineWriter } from './cli/createLineWriter.js';
 import { createTestControl } from './cli/createTestControl.js';
+import { folderGivenAsFile } from './cli/folderGivenAsFile.js';
 import { importPets, readAnimalList } from './cli/importPets.js';
 import { openStorage } from './cli/openStorage.js';
 import { parseCommandLine } from './cli/parseCommandLine.js';
@@ -201,7 +202,7 @@ const copy = async (settings: CopySettings) => {
     out(`copied ${report.pets} animals, ${keys} and the next id ${report.nextId} from ${report.from} to ${report.to}`);
   } catch (error) {
     const advice = error instanceof TargetNotEmptyError ? ' Give --replace to replace it.' : '';
-    err(`animal-store: ${reasonOf(error)}${advice}`);
+    err(`animal-store: ${folderGivenAsFile(error) ?? reasonOf(error)}${advice}`);
     process.exit(1);
   }
 };

@@ -5,6 +5,7 @@ import { parseApiKeyList } from '../../core/auth/apiKeys.js';
 import type { RateLimitOptions } from '../../core/http/createRateLimiter.js';
 import { MAX_MEMORY_LIMIT } from '../../storage/createMemoryStorage.js';
 import { DEFAULT_EXEMPT_ADDRESSES, SERVE_LIMIT_DEFAULTS, type ServeLimit } from '../node/serve.js';
+import { closestCommand } from './closestCommand.js';
 import { DEFAULT_LOG_BUFFER_BYTES } from './createLineWriter.js';
 import {
   collect,
@@ -299,8 +300,9 @@ const readStorage = (command: Command, flags: ServeFlags, file: string | undefin
   if (file !== undefined && flags.data !== undefined) throw new UsageError('give the data file once: as FILE or as --data FILE');
   // A mistyped command must not become a new data file of that name.
   if (file !== undefined && !/\.json$/i.test(file) && !existsSync(file)) {
+    const meant = closestCommand(file, ['serve', 'copy']);
     throw new UsageError(
-      `unknown command ${JSON.stringify(file.slice(0, 40))}; the commands are serve and copy (a data file given as FILE ends in .json)`,
+      `unknown command ${JSON.stringify(file.slice(0, 40))}; ${meant === undefined ? '' : `did you mean ${meant}? `}the commands are serve and copy (a data file given as FILE ends in .json)`,
     );
   }
   const dataFile = file ?? flags.data;
