@@ -5,7 +5,7 @@
  * each, are in adapters/cli/.
  */
 import path from 'node:path';
-import { generateApiKey } from '../core/auth/apiKeys.js';
+import { type ApiKey, generateApiKey } from '../core/auth/apiKeys.js';
 import { copyPets } from '../storage/copyPets.js';
 import { TargetNotEmptyError } from '../storage/PetContent.js';
 import { reasonOf } from '../storage/reasonOf.js';
@@ -18,7 +18,7 @@ import { importPets, readAnimalList } from './cli/importPets.js';
 import { openStorage } from './cli/openStorage.js';
 import { parseCommandLine } from './cli/parseCommandLine.js';
 import { readCursorSecret } from './cli/readCursorSecret.js';
-import type { ServeSettings } from './cli/serveCommand.js';
+import type { ConfiguredKey, ServeSettings } from './cli/serveCommand.js';
 import { startFailure } from './cli/startFailure.js';
 import { stopPretenuring } from './cli/stopPretenuring.js';
 import { UsageError } from './cli/UsageError.js';
@@ -33,6 +33,13 @@ import { isInjectedFault } from './testing/withFaults.js';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const err = (line: string) => process.stderr.write(`${line}\n`);
+
+/** A configured key as the service takes it: the key, its scopes and name, not where it came from. */
+const toApiKey = ({ key, scopes, name }: ConfiguredKey): ApiKey => ({
+  key,
+  ...(scopes === undefined ? {} : { scopes }),
+  ...(name === undefined ? {} : { name }),
+});
 
 /** The usage line of each command, printed after a command-line mistake. */
 const USAGE_LINES = {
@@ -54,7 +61,7 @@ const start = async (settings: ServeSettings, { log, writers }: ServeOutput) => 
   const seed = settings.seedFile === undefined ? undefined : await loadSeedFile(settings.seedFile);
   // The server never runs open: with no key configured, it makes one for this run.
   const generated = configured.length === 0 ? generateApiKey() : undefined;
-  const keys = generated === undefined ? configured.map(({ key }) => key) : [generated];
+  const keys = generated === undefined ? configured.map(toApiKey) : [generated];
 
   const testCatalogue = settings.testMode ? createTestCatalogue({ seed: seed ?? [], keys }) : undefined;
   const storage = testCatalogue?.storage ?? (await openStorage(settings.storage, { seed, onCommit: metrics?.observeCommit, warn }));

@@ -1,5 +1,6 @@
 /** @module The service: one function from a Web Request to a Response, as a list of steps. */
-import { createBearerCheck } from './auth/bearer.js';
+import type { ApiKey } from './auth/apiKeys.js';
+import { createKeyRing, type KeyRing } from './auth/createKeyRing.js';
 import type { Catalogue } from './catalogue/Catalogue.js';
 import { buildCatalogue } from './catalogue/createCatalogue.js';
 import { createRequestIds } from './createRequestIds.js';
@@ -29,6 +30,7 @@ import { rateLimitStep } from './steps/rateLimitStep.js';
 import { requestIdStep } from './steps/requestIdStep.js';
 import { respondStep } from './steps/respondStep.js';
 import { routeRulesStep } from './steps/routeRulesStep.js';
+import { scopeStep } from './steps/scopeStep.js';
 
 export type { DeprecatedUse } from './routing/createDeprecationTracker.js';
 
@@ -47,6 +49,8 @@ export interface AccessLogEntry {
   operation: string | undefined;
   /** The request's id, when the service gives ids (see `requestIds`). */
   requestId?: string;
+  /** The calling key's name (its fingerprint when it has none), once authenticated; never the key. */
+  key?: string;
 }
 
 /** Where the service reports; every member is optional. */
@@ -63,8 +67,13 @@ export interface PetServiceLogger {
 export interface PetServiceOptions {
   /** Where the animals live. */
   storage: PetStorage;
-  /** The API keys accepted as `Authorization: Bearer <key>`; several at once for rotation. */
-  keys: readonly string[];
+  /**
+   * The API keys accepted as `Authorization: Bearer <key>`; several at once for rotation. A
+   * plain string may do everything; an `ApiKey` (`{ key, scopes, name }`) only what its
+   * scopes (`read`, `create`, `sync`) allow, and is named in logs, metrics and the fleet
+   * view by its name. `service.keys.replace()` changes them while the service runs.
+   */
+  keys: readonly (string | ApiKey)[];
   /** The path the operations live under; `/v1` by default. */
   basePath?: string;
   /**
@@ -134,6 +143,8 @@ export interface PetService {
   catalogue: Catalogue;
   /** Calls of the deprecated getPet, per key. */
   deprecatedUses(): DeprecatedUse[];
+  /** The keys in force: `service.keys.replace(keys)` changes them without a restart. */
+  keys: KeyRing;
 }
 
 /**
@@ -155,6 +166,7 @@ export const createPetService = (options: PetServiceOptions): PetService => {
   const storageFailures = createStorageFailureLog(reportError, warn);
   const tagOf = createEntityTagger(sha256);
   const { storage, docsAssets } = options;
+  const keys = createKeyRing(options.keys, sha256, options.minimumKeyLength);
   const { catalogue, creation, getPet, listPets, listPetsText } = buildCatalogue({
     storage,
     sha256,
@@ -169,12 +181,13 @@ export const createPetService = (options: PetServiceOptions): PetService => {
   const router = createRouter(basePath, {
     pets: {
       operations: { GET: 'listPets', POST: 'createPet' },
+      scopes: { GET: 'read', POST: 'create' },
       methods: {
         GET: listPetsRoute(listPets, tagOf, listPetsText),
         POST: createPetRoute(creation, { idempotencyKeyRequired: options.idempotency?.required ?? false }),
       },
     },
-    pet: { operations: { GET: 'getPet' }, methods: { GET: getPetRoute(getPet, tagOf) }, deprecated: true },
+    pet: { operations: { GET: 'getPet' }, scopes: { GET: 'read' }, methods: { GET: getPetRoute(getPet, tagOf) }, deprecated: true },
     openApi: { operations: { GET: 'getOpenApiDocument' }, methods: { GET: openApiRoute() }, public: true },
     docs: { operations: { GET: 'getReference' }, methods: { GET: docsRoute(docsAssets) }, public: true },
     docsAsset: { methods: { GET: docsAssetRoute(docsAssets) }, public: true },
@@ -193,9 +206,10 @@ export const createPetService = (options: PetServiceOptions): PetService => {
     ...(options.requestIds ? [requestIdStep(createRequestIds())] : []),
     parseStep(router),
     preflightStep(cors, router.allowOf),
-    authStep(createBearerCheck(options.keys, sha256, options.minimumKeyLength)),
+    authStep(keys.check),
     ...(options.rateLimit === undefined ? [] : [rateLimitStep(createRateLimiter(options.rateLimit))]),
     routeRulesStep({ deprecation, allowOf: router.allowOf }),
+    scopeStep(),
     handlerStep,
   ];
   const run = composeSteps(steps);
@@ -227,5 +241,6 @@ export const createPetService = (options: PetServiceOptions): PetService => {
   service.handle = handle;
   service.catalogue = catalogue;
   service.deprecatedUses = deprecation.uses;
+  service.keys = keys;
   return service;
 };

@@ -207,7 +207,7 @@ export const serve = async (options: ServeOptions): Promise<AnimalStoreServer> =
   const metricsRoute =
     metrics === undefined
       ? undefined
-      : createMetricsRoute(metrics, { ...options, sha256: options.sha256 ?? nodeSha256, Response: fetchAPI.Response, reportError });
+      : createMetricsRoute(metrics, { check: service.keys.check, Response: fetchAPI.Response, reportError });
   // Endpoints beside the interface answer first; only they pay for reading the path here.
   // Without them, answers the service makes at once are written at once (`handle`).
   const handle =

@@ -85,8 +85,8 @@ const statusRoute =
 
 /** The sync routes, by their path under the base path. */
 export const syncRoutes = (storage: PetStorage, status?: () => MaybePromise<SyncStatus>): Record<string, Route> => ({
-  'sync/leases': { operations: { POST: 'leaseIds' }, methods: { POST: leaseRoute(storage) } },
-  'sync/push': { operations: { POST: 'pushPets' }, methods: { POST: pushRoute(storage) } },
-  'sync/pull': { operations: { GET: 'pullPets' }, methods: { GET: pullRoute(storage) } },
-  'sync/status': { operations: { GET: 'getSyncStatus' }, methods: { GET: statusRoute(status) } },
+  'sync/leases': { operations: { POST: 'leaseIds' }, scopes: { POST: 'sync' }, methods: { POST: leaseRoute(storage) } },
+  'sync/push': { operations: { POST: 'pushPets' }, scopes: { POST: 'sync' }, methods: { POST: pushRoute(storage) } },
+  'sync/pull': { operations: { GET: 'pullPets' }, scopes: { GET: 'sync' }, methods: { GET: pullRoute(storage) } },
+  'sync/status': { operations: { GET: 'getSyncStatus' }, scopes: { GET: 'read' }, methods: { GET: statusRoute(status) } },
 });
