@@ -5,23 +5,25 @@
  * each, are in adapters/cli/.
  */
 import path from 'node:path';
-import { type ApiKey, generateApiKey } from '../core/auth/apiKeys.js';
+import { generateApiKey } from '../core/auth/apiKeys.js';
 import { copyPets } from '../storage/copyPets.js';
 import { TargetNotEmptyError } from '../storage/PetContent.js';
 import { reasonOf } from '../storage/reasonOf.js';
-import { collectKeys } from './cli/collectKeys.js';
+import { collectKeys, toApiKey } from './cli/collectKeys.js';
 import type { CopySettings } from './cli/copyCommand.js';
 import { type CliLog, createCliLog, type LogStream } from './cli/createCliLog.js';
+import { createKeyReload } from './cli/createKeyReload.js';
 import { createLineWriter, type LineWriter } from './cli/createLineWriter.js';
 import { createTestControl } from './cli/createTestControl.js';
 import { importPets, readAnimalList } from './cli/importPets.js';
 import { openStorage } from './cli/openStorage.js';
 import { parseCommandLine } from './cli/parseCommandLine.js';
 import { readCursorSecret } from './cli/readCursorSecret.js';
-import type { ConfiguredKey, ServeSettings } from './cli/serveCommand.js';
+import type { ServeSettings } from './cli/serveCommand.js';
 import { startFailure } from './cli/startFailure.js';
 import { stopPretenuring } from './cli/stopPretenuring.js';
 import { UsageError } from './cli/UsageError.js';
+import { watchKeyFiles } from './cli/watchKeyFiles.js';
 import { watchParent } from './cli/watchParent.js';
 import { writeKeyFile } from './cli/writeKeyFile.js';
 import { createPrometheusMetrics } from './node/createPrometheusMetrics.js';
@@ -33,13 +35,6 @@ import { isInjectedFault } from './testing/withFaults.js';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const err = (line: string) => process.stderr.write(`${line}\n`);
-
-/** A configured key as the service takes it: the key, its scopes and name, not where it came from. */
-const toApiKey = ({ key, scopes, name }: ConfiguredKey): ApiKey => ({
-  key,
-  ...(scopes === undefined ? {} : { scopes }),
-  ...(name === undefined ? {} : { name }),
-});
 
 /** The usage line of each command, printed after a command-line mistake. */
 const USAGE_LINES = {
@@ -188,6 +183,10 @@ const run = async (settings: ServeSettings) => {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  const reloadKeys = createKeyReload(settings, server.service.keys, log);
+  // SIGHUP reads the keys files again (and never stops the server, as it would by default).
+  process.on('SIGHUP', () => reloadKeys('SIGHUP'));
+  if (settings.keyFiles.length > 0) watchKeyFiles(settings.keyFiles, () => reloadKeys('a keys file changed'));
   // Started by npm (npx, npm exec, npm start): stopping npm stops the server, even where the
   // signal never reaches it (npx runs the bin through a shell that does not pass it on).
   if (process.env.npm_command !== undefined) watchParent(() => stop('npm, which started the server, has stopped'));

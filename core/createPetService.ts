@@ -18,8 +18,8 @@ import { createRouter, normaliseBasePath, type Route } from './routing/createRou
 import { docsAssetRoute, docsRoute, openApiRoute } from './routing/documentRoutes.js';
 import { healthRoute } from './routing/healthRoute.js';
 import { createPetRoute, getPetRoute, listPetsRoute } from './routing/petRoutes.js';
-import { syncRoutes } from './routing/syncRoutes.js';
-import type { SyncStatus } from './schemas/SyncSchemas.js';
+import { describeFleet, syncRoutes } from './routing/syncRoutes.js';
+import type { SyncKiosk, SyncStatus } from './schemas/SyncSchemas.js';
 import { authStep } from './steps/authStep.js';
 import { composeSteps, type Step } from './steps/composeSteps.js';
 import { corsHeadersStep, preflightStep } from './steps/corsSteps.js';
@@ -31,6 +31,7 @@ import { requestIdStep } from './steps/requestIdStep.js';
 import { respondStep } from './steps/respondStep.js';
 import { routeRulesStep } from './steps/routeRulesStep.js';
 import { scopeStep } from './steps/scopeStep.js';
+import { createFleet } from './sync/createFleet.js';
 
 export type { DeprecatedUse } from './routing/createDeprecationTracker.js';
 
@@ -145,6 +146,13 @@ export interface PetService {
   deprecatedUses(): DeprecatedUse[];
   /** The keys in force: `service.keys.replace(keys)` changes them without a restart. */
   keys: KeyRing;
+  /**
+   * Ends the sync pulls waiting for animals now (each answers what it has) and lets later
+   * ones answer at once: `serve()`'s `close` calls it before waiting for requests in flight.
+   */
+  stop(): void;
+  /** The fleet view (`GET {base}/sync/kiosks`): each key in force that may sync; empty when the storage cannot sync. */
+  kiosks(): Promise<SyncKiosk[]>;
 }
 
 /**
@@ -167,6 +175,8 @@ export const createPetService = (options: PetServiceOptions): PetService => {
   const tagOf = createEntityTagger(sha256);
   const { storage, docsAssets } = options;
   const keys = createKeyRing(options.keys, sha256, options.minimumKeyLength);
+  const fleet = createFleet();
+  const stopping = new AbortController();
   const { catalogue, creation, getPet, listPets, listPetsText } = buildCatalogue({
     storage,
     sha256,
@@ -192,7 +202,7 @@ export const createPetService = (options: PetServiceOptions): PetService => {
     docs: { operations: { GET: 'getReference' }, methods: { GET: docsRoute(docsAssets) }, public: true },
     docsAsset: { methods: { GET: docsAssetRoute(docsAssets) }, public: true },
     health,
-    more: syncRoutes(storage, options.sync?.status),
+    more: syncRoutes(storage, { status: options.sync?.status, fleet, keys, stopping: stopping.signal }),
   });
 
   // Timings need sub-millisecond readings, which Date.now lacks: requests are timed by the
@@ -242,5 +252,7 @@ export const createPetService = (options: PetServiceOptions): PetService => {
   service.catalogue = catalogue;
   service.deprecatedUses = deprecation.uses;
   service.keys = keys;
+  service.stop = () => stopping.abort();
+  service.kiosks = async () => (storage.sync ? describeFleet(storage, { fleet, keys }) : []);
   return service;
 };

@@ -2,10 +2,17 @@
  * @module The API keys a server accepts: from `--api-key`, `ANIMAL_STORE_API_KEYS` and
  * `--api-key-file`, each checked and named by where it came from (never by itself).
  */
-import { isScope, KEY_NAME_FORMAT, SCOPES, type Scope } from '../../core/auth/apiKeys.js';
+import { type ApiKey, isScope, KEY_NAME_FORMAT, SCOPES, type Scope } from '../../core/auth/apiKeys.js';
 import { MINIMUM_KEY_LENGTH } from '../../core/auth/bearer.js';
 import { readSecretFile } from './readSecretFile.js';
 import { API_KEY_FORMAT, type ConfiguredKey } from './serveCommand.js';
+
+/** A configured key as the service takes it: the key, its scopes and name, not where it came from. */
+export const toApiKey = ({ key, scopes, name }: ConfiguredKey): ApiKey => ({
+  key,
+  ...(scopes === undefined ? {} : { scopes }),
+  ...(name === undefined ? {} : { name }),
+});
 
 /** How to make a key the server accepts. */
 const MAKE_ONE = 'make one with: openssl rand -base64 24';

@@ -274,6 +274,8 @@ export const serve = async (options: ServeOptions): Promise<AnimalStoreServer> =
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      // Waiting sync pulls answer now, so the stop need not wait out their waits.
+      service.stop();
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       // Keep-alive sockets would hold close() open: drop idle ones now and as they go idle.
       server.closeIdleConnections();
