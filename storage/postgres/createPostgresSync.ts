@@ -1,9 +1,11 @@
 /** @module Sync on PostgreSQL: a hub (leases, pushes) and a kiosk (blocks, progress) that any number of instances share. */
 import type { Pet } from '../../core/schemas/Pet.js';
-import { type IdBlock, type KioskState, SyncJoinError, type SyncStorage } from '../../core/sync/SyncStorage.js';
+import { type IdBlock, type KioskState, MAX_UNUSED_LEASES, SyncJoinError, type SyncStorage } from '../../core/sync/SyncStorage.js';
 import { PetIndex } from '../PetIndex.js';
+import { tooManyUnusedLeases } from '../sync/LeaseUse.js';
 import { checkPush, inBlocks, joinedKiosk } from '../sync/syncState.js';
 import type { PostgresConnection } from './connectPostgres.js';
+import type { PostgresArrivals } from './createPostgresArrivals.js';
 import { inTransaction } from './inTransaction.js';
 import type { PostgresPoolClient } from './PostgresPool.js';
 import { syncStatements } from './syncStatements.js';
@@ -30,7 +32,7 @@ const toJson = (pets: readonly Pet[]) => JSON.stringify(pets.map(({ id, name, ca
  * - Kiosk: its state is the `sync_kiosk` row and its blocks; `create_pets` takes its ids
  *   from the blocks when that row exists (see syncMigration.ts).
  */
-export const createPostgresSync = (db: PostgresConnection, where: string): SyncStorage => {
+export const createPostgresSync = (db: PostgresConnection, where: string, arrivals: PostgresArrivals): SyncStorage => {
   const sql = syncStatements(db.quoted);
 
   /** Runs `use` in one transaction holding the write lock; failures become `storage_unavailable`. */
@@ -65,15 +67,28 @@ export const createPostgresSync = (db: PostgresConnection, where: string): SyncS
   };
   const rowsOf = (client: PostgresPoolClient) => async (text: string) => (await client.query(text)).rows;
 
+  const countLeases = async (query: (text: string, values: unknown[]) => Promise<{ rows: Record<string, unknown>[] }>, scope: string) => {
+    const { rows } = await query(sql.leaseCount, [scope]);
+    return { blocks: Number(rows[0]?.blocks ?? 0), unused: Number(rows[0]?.unused ?? 0) };
+  };
+
   return {
-    async lease(scope, size) {
+    onArrival: (listener) => arrivals.onArrival(listener),
+    async leasesOf(scope) {
       try {
-        const { rows } = await db.query(sql.lease, [scope, size]);
-        return { first: Number(rows[0]!.first_id), last: Number(rows[0]!.last_id) };
+        return await countLeases((text, values) => db.query(text, values), scope);
       } catch (error) {
-        throw toStorageError(error, 'sync');
+        throw toStorageError(error, 'read');
       }
     },
+    // Under the lock, so two instances leasing for one key at once count each other's block.
+    lease: (scope, size) =>
+      write(async (client) => {
+        const { unused } = await countLeases((text, values) => client.query(text, values), scope);
+        if (unused >= MAX_UNUSED_LEASES) throw tooManyUnusedLeases(unused);
+        const { rows } = await client.query(sql.lease, [scope, size]);
+        return { first: Number(rows[0]!.first_id), last: Number(rows[0]!.last_id) };
+      }),
     store: (scope, pets) =>
       write(async (client) => {
         const ids = pets.map(({ id }) => id);
@@ -85,7 +100,11 @@ export const createPostgresSync = (db: PostgresConnection, where: string): SyncS
           new PetIndex(held.map(toPet)),
           pets,
         );
-        if (fresh.length > 0) await client.query(sql.insert, [toJson(fresh)]);
+        if (fresh.length > 0) {
+          await client.query(sql.insert, [toJson(fresh)]);
+          // Sent at the commit, to every instance's waiting pulls (this one's included).
+          await client.query(arrivals.notify.text, arrivals.notify.values);
+        }
         return { stored: fresh.length, present: pets.length - fresh.length };
       }),
     async kiosk() {
@@ -134,6 +153,7 @@ export const createPostgresSync = (db: PostgresConnection, where: string): SyncS
       write(async (client) => {
         const { rows } = pets.length === 0 ? { rows: [] } : await client.query(sql.insert, [toJson(pets)]);
         await client.query(sql.setCheckpoint, [checkpoint]);
+        if (rows.length > 0) await client.query(arrivals.notify.text, arrivals.notify.values);
         return rows.length;
       }),
   };

@@ -6,6 +6,8 @@ export interface SyncStatements {
   lock: string;
   /** `$1` scope, `$2` size: moves the id counter on and records the lease, in one statement; one row `first_id, last_id`. */
   lease: string;
+  /** `$1` scope: how many blocks are leased to it (`blocks`), and how many of them hold no animal (`unused`). */
+  leaseCount: string;
   /** `$1` scope, `$2` ids (bigint[]): for each id, the lease of `scope` that could hold it (the one starting at or below it). */
   leasesFor: string;
   /** `$1` ids (bigint[]): the animals held with those ids. */
@@ -46,6 +48,10 @@ export const syncStatements = (quoted: string): SyncStatements => ({
     )
     INSERT INTO ${quoted}.sync_leases (scope, first_id, last_id)
     SELECT $1, m.first_id, m.first_id + $2::bigint - 1 FROM moved AS m RETURNING first_id, last_id`,
+  // Each lease is one probe of the pets primary key.
+  leaseCount: `SELECT count(*) AS blocks,
+      count(*) FILTER (WHERE NOT EXISTS (SELECT FROM ${quoted}.pets AS p WHERE p.id BETWEEN l.first_id AND l.last_id)) AS unused
+    FROM ${quoted}.sync_leases AS l WHERE l.scope = $1`,
   leasesFor: `SELECT DISTINCT l.first_id, l.last_id FROM unnest($2::bigint[]) AS u(id)
     CROSS JOIN LATERAL (
       SELECT x.first_id, x.last_id FROM ${quoted}.sync_leases AS x

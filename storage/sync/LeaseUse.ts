@@ -7,6 +7,14 @@ import type { Lease } from './syncState.js';
 /** Seconds a kiosk refused a lease is told to wait: a block is used once it pushes, not by waiting. */
 const RETRY_AFTER_SECONDS = 60;
 
+/** The 429 of a key that holds `unused` leased blocks from which nothing was pushed: nothing is leased. */
+export const tooManyUnusedLeases = (unused: number): AnimalStoreError =>
+  new AnimalStoreError(
+    'rate_limited',
+    `This sync key holds ${unused} leased blocks of ids from which nothing was pushed (at most ${MAX_UNUSED_LEASES}); push the animals made from them before leasing more. Nothing was leased.`,
+    { headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } },
+  );
+
 /**
  * Keeps which leases hold an animal (a block from which something was pushed, or made in
  * it), for the memory and JSON-file storages. Animals never leave a catalogue, so a lease
@@ -30,12 +38,7 @@ export class LeaseUse {
   /** Throws the 429 of a key that holds `MAX_UNUSED_LEASES` unused blocks; nothing is leased then. */
   refuseBeyondBound(leases: readonly Lease[], index: PetIndex, scope: string): void {
     const { unused } = this.count(leases, index, scope);
-    if (unused < MAX_UNUSED_LEASES) return;
-    throw new AnimalStoreError(
-      'rate_limited',
-      `This sync key holds ${unused} leased blocks of ids from which nothing was pushed (at most ${MAX_UNUSED_LEASES}); push the animals made from them before leasing more. Nothing was leased.`,
-      { headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } },
-    );
+    if (unused >= MAX_UNUSED_LEASES) throw tooManyUnusedLeases(unused);
   }
 
   #catchUp(leases: readonly Lease[], index: PetIndex): void {
