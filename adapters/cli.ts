@@ -9,9 +9,10 @@ import { generateApiKey } from '../core/auth/apiKeys.js';
 import { copyPets } from '../storage/copyPets.js';
 import { TargetNotEmptyError } from '../storage/PetContent.js';
 import { reasonOf } from '../storage/reasonOf.js';
-import { collectKeys } from './cli/collectKeys.js';
+import { collectKeys, toApiKey } from './cli/collectKeys.js';
 import type { CopySettings } from './cli/copyCommand.js';
 import { type CliLog, createCliLog, type LogStream } from './cli/createCliLog.js';
+import { createKeyReload } from './cli/createKeyReload.js';
 import { createLineWriter, type LineWriter } from './cli/createLineWriter.js';
 import { createTestControl } from './cli/createTestControl.js';
 import { folderGivenAsFile } from './cli/folderGivenAsFile.js';
@@ -23,6 +24,7 @@ import type { ServeSettings } from './cli/serveCommand.js';
 import { startFailure } from './cli/startFailure.js';
 import { stopPretenuring } from './cli/stopPretenuring.js';
 import { UsageError } from './cli/UsageError.js';
+import { watchKeyFiles } from './cli/watchKeyFiles.js';
 import { watchParent } from './cli/watchParent.js';
 import { writeKeyFile } from './cli/writeKeyFile.js';
 import { createPrometheusMetrics } from './node/createPrometheusMetrics.js';
@@ -55,7 +57,7 @@ const start = async (settings: ServeSettings, { log, writers }: ServeOutput) => 
   const seed = settings.seedFile === undefined ? undefined : await loadSeedFile(settings.seedFile);
   // The server never runs open: with no key configured, it makes one for this run.
   const generated = configured.length === 0 ? generateApiKey() : undefined;
-  const keys = generated === undefined ? configured.map(({ key }) => key) : [generated];
+  const keys = generated === undefined ? configured.map(toApiKey) : [generated];
 
   const testCatalogue = settings.testMode ? createTestCatalogue({ seed: seed ?? [], keys }) : undefined;
   const storage = testCatalogue?.storage ?? (await openStorage(settings.storage, { seed, onCommit: metrics?.observeCommit, warn }));
@@ -183,6 +185,10 @@ const run = async (settings: ServeSettings) => {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  const reloadKeys = createKeyReload(settings, server.service.keys, log);
+  // SIGHUP reads the keys files again (and never stops the server, as it would by default).
+  process.on('SIGHUP', () => reloadKeys('SIGHUP'));
+  if (settings.keyFiles.length > 0) watchKeyFiles(settings.keyFiles, () => reloadKeys('a keys file changed'));
   // Started by npm (npx, npm exec, npm start): stopping npm stops the server, even where the
   // signal never reaches it (npx runs the bin through a shell that does not pass it on).
   if (process.env.npm_command !== undefined) watchParent(() => stop('npm, which started the server, has stopped'));

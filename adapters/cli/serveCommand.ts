@@ -1,7 +1,7 @@
 /** @module `animal-store serve`: its flags, and the settings a command line asks for. */
 import { existsSync } from 'node:fs';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { parseApiKeyList } from '../../core/auth/apiKeys.js';
+import { parseApiKeyList, type Scope } from '../../core/auth/apiKeys.js';
 import type { RateLimitOptions } from '../../core/http/createRateLimiter.js';
 import { MAX_MEMORY_LIMIT } from '../../storage/createMemoryStorage.js';
 import { DEFAULT_EXEMPT_ADDRESSES, SERVE_LIMIT_DEFAULTS, type ServeLimit } from '../node/serve.js';
@@ -30,6 +30,10 @@ export type StorageChoice =
 export interface ConfiguredKey {
   key: string;
   source: string;
+  /** What the key may do (a keys-file line's scopes); every scope when left out. */
+  scopes?: Scope[];
+  /** The key's name for logs, metrics and the fleet view (a keys-file line's `name=`). */
+  name?: string;
 }
 
 /** The settings of a `serve` run, as the command line gives them (files are read at start, not here). */
@@ -200,7 +204,11 @@ export const addServeCommand = (program: Command): Command => {
 
   serve.optionsGroup('Keys and secrets:');
   serve
-    .option('--api-key-file <FILE>', 'a file of accepted API keys, one per line (# comments); keep it chmod 600; repeatable', collect)
+    .option(
+      '--api-key-file <FILE>',
+      'a file of accepted API keys, a line each: KEY [SCOPE…] [name=NAME] (scopes read, create, sync; none for all); read again when it changes and on SIGHUP; keep it chmod 600; repeatable',
+      collect,
+    )
     .option(
       '--api-key <KEY>',
       'an accepted API key; repeatable. Every local user can read it in the process list: prefer --api-key-file or the variable (env: ANIMAL_STORE_API_KEYS, keys split by commas)',

@@ -111,7 +111,7 @@ export const createTestCatalogue = (options: TestCatalogueOptions = {}): TestCat
     service,
     catalogue: service.catalogue,
     storage,
-    apiKey: keys[0]!,
+    apiKey: typeof keys[0] === 'string' ? keys[0] : keys[0]!.key,
     baseUrl: `${ORIGIN}${(rest.basePath ?? '/v1').replace(/\/+$/, '')}`,
     fetch: (input, init) => service(new Request(input instanceof Request ? input : new URL(input, ORIGIN), init)),
     reset() {
