@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseCommandLine } from '../../../adapters/cli/parseCommandLine.js';
 import type { ServeSettings } from '../../../adapters/cli/serveCommand.js';
 import { startFailure } from '../../../adapters/cli/startFailure.js';
-import { DataFileError } from '../../../storage/jsonFile/DataFileError.js';
+import { DataFileError } from '../../../storage/durableFile/index.js';
 
 const settingsOf = (argv: string[]): ServeSettings => {
   const request = parseCommandLine(argv, {});

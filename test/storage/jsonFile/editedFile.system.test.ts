@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createPetService } from '../../../core/createPetService.js';
 import type { PetStorage } from '../../../core/PetStorage.js';
 import type { Pet } from '../../../core/schemas/Pet.js';
-import { DataFileError, DataFileLockedError } from '../../../storage/jsonFile/DataFileError.js';
+import { DataFileError, DataFileLockedError } from '../../../storage/durableFile/index.js';
 import { openJsonFileStorage, openJsonFileStorageOn } from '../../../storage/jsonFile/openJsonFileStorage.js';
 import { tempFolder } from '../../support/tempFolder.js';
 import { createControlledFileSystem, gate, until } from './controlledFileSystem.js';
