@@ -168,7 +168,8 @@ export class DurableTextFile {
    * DurableWriteError saying why not.
    */
   probe(): Promise<void> {
-    return probeDisk(this.#fs, this.file, this.name, Number(this.#version.size));
+    // Room for the file written whole with its journal's changes, beside the file as it is.
+    return probeDisk(this.#fs, this.file, this.name, Number(this.#version.size) + this.#journal.size);
   }
 
   /**

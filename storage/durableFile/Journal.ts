@@ -119,8 +119,12 @@ export class Journal {
       if (!this.#handle) await this.#openHandle(true);
       step = 'append to the journal';
       touched = true;
-      const { bytesWritten } = await this.#handle!.write(bytes, 0, bytes.byteLength, this.#size);
-      if (bytesWritten !== bytes.byteLength) throw new Error(`wrote ${bytesWritten} of ${bytes.byteLength} bytes`);
+      // A short write (a disk filling up) is followed by another, which says why it cannot go on.
+      for (let done = 0; done < bytes.byteLength; ) {
+        const { bytesWritten } = await this.#handle!.write(bytes, done, bytes.byteLength - done, this.#size + done);
+        if (bytesWritten === 0) throw new Error(`wrote ${done} of ${bytes.byteLength} bytes`);
+        done += bytesWritten;
+      }
       step = 'fdatasync the journal';
       if (!this.#dsync) await this.#handle!.datasync();
     } catch (error) {

@@ -29,12 +29,16 @@ export const openPetFileDb = async (realFile: string, name: string, fs: FileSyst
   const text = await DurableTextFile.take(realFile, { name, fs, initial: () => serializer.serialize(empty) });
   try {
     await text.removeStaleTempFiles().catch(() => {});
-    const adapter = new DurableDataFile<PetFileContent, PetChange>(text, {
-      parse: (content) => toPetFileContent(parsePetFile(content, name)),
-      serialize: (data) => serializer.serialize(data),
-      encodeChange: encodePetChange,
-      replay: (data, changes) => replayPetChanges(data, changes, name),
-    }, journalMinBytes);
+    const adapter = new DurableDataFile<PetFileContent, PetChange>(
+      text,
+      {
+        parse: (content) => toPetFileContent(parsePetFile(content, name)),
+        serialize: (data) => serializer.serialize(data),
+        encodeChange: encodePetChange,
+        replay: (data, changes) => replayPetChanges(data, changes, name),
+      },
+      journalMinBytes,
+    );
     const db = new Low(adapter, empty);
     try {
       await db.read();

@@ -23,15 +23,29 @@ export const journalLines = (file: string): OnDisk[] => {
   return lines;
 };
 
-/** The document with the journal's changes after it: what a server opening the file (or after a crash) serves. */
+/**
+ * The document with the journal's changes after it: what a server opening the file (or
+ * after a crash) serves. As documented, an animal (or key) the document already holds is
+ * not added again: a crash between a whole write and emptying the journal leaves both.
+ */
 export const readDataFile = (file: string): OnDisk => {
   const document = JSON.parse(fs.readFileSync(file, 'utf8')) as OnDisk;
   const merged: OnDisk = { ...document, pets: [...document.pets], idempotencyKeys: [...(document.idempotencyKeys ?? [])] };
+  const ids = new Set(merged.pets.map((pet) => (pet as { id: number }).id));
+  const keyOf = (stored: unknown) => JSON.stringify(stored);
+  const keys = new Set(merged.idempotencyKeys.map(keyOf));
   for (const change of journalLines(file)) {
     merged.format = change.format;
     merged.nextId = Math.max(merged.nextId, change.nextId);
-    merged.pets.push(...change.pets);
-    merged.idempotencyKeys.push(...change.idempotencyKeys);
+    for (const pet of change.pets) {
+      const { id } = pet as { id: number };
+      if (!ids.has(id)) merged.pets.push(pet);
+      ids.add(id);
+    }
+    for (const stored of change.idempotencyKeys) {
+      if (!keys.has(keyOf(stored))) merged.idempotencyKeys.push(stored);
+      keys.add(keyOf(stored));
+    }
     if (change.sync !== undefined) merged.sync = change.sync;
   }
   return merged;
