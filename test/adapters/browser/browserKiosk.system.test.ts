@@ -124,4 +124,140 @@ describe('the kiosk in the browser (serve --browser-kiosk)', () => {
     expect(await storage.textContent()).toMatch(/^Storage: (persisted|not persisted).*used of/);
     await page.close();
   }, 90_000);
+
+  const bearer = { authorization: `Bearer ${HUB_KEY}` };
+  /** Every create the worker acknowledged (201), by name: the hub must hold each exactly once in the end. */
+  const acknowledged: string[] = ['Pip'];
+
+  it('Should answer /kiosk/v1 in the worker with the same interface: Error bodies, Location, ETags, Link pages, sync status', async () => {
+    const page = await kioskPage();
+    const refused = await callInPage(page, '/kiosk/v1/pets');
+    expect(refused).toMatchObject({ status: 401, body: { code: 'unauthorized', status: 401 } });
+    const invalid = await callInPage(page, '/kiosk/v1/pets', {
+      method: 'POST',
+      headers: { ...bearer, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: '', categoryId: 'x' }),
+    });
+    expect(invalid).toMatchObject({ status: 400, body: { code: 'validation_failed' } });
+    const created = await createInPage(page, 'Bramble', 'key-bramble-1');
+    expect(created.status).toBe(201);
+    acknowledged.push('Bramble');
+    expect(created.headers.location).toBe(`/kiosk/v1/pets/${created.body.id}`);
+    const replayed = await createInPage(page, 'Bramble', 'key-bramble-1');
+    expect(replayed.body).toEqual(created.body);
+    const first = await callInPage(page, '/kiosk/v1/pets?limit=1', { headers: bearer });
+    expect(first.headers.link).toMatch(/^<\/kiosk\/v1\/pets\?limit=1&cursor=[^>]+>; rel="next"$/);
+    const again = await callInPage(page, '/kiosk/v1/pets?limit=1', { headers: { ...bearer, 'if-none-match': first.headers.etag! } });
+    expect(again.status).toBe(304);
+    const status = await callInPage(page, '/kiosk/v1/sync/status', { headers: bearer });
+    expect(Object.keys(status.body).sort()).toEqual(['hub', 'idsLeft', 'lastPull', 'lastPush', 'problem', 'reachable', 'waiting']);
+    expect(status.body.hub).toBe(`${origin}/v1`);
+    // Nothing of this reached the hub as /kiosk/v1: the worker answered it all.
+    await page.close();
+  }, 60_000);
+
+  it('Should load, list and create with the hub stopped, also after a reload, and say how many wait to sync', async () => {
+    await stopHub();
+    const page = await kioskPage();
+    await page.reload();
+    await expect.poll(() => page.locator('#pets').textContent(), { timeout: 15_000 }).toContain('Pip');
+    for (const name of ['Olive', 'Quince']) {
+      await page.fill('input[name="name"]', name);
+      await page.fill('input[name="categoryId"]', '4');
+      await page.click('#add-button');
+      await expect
+        .poll(() => page.locator('#add-message').textContent(), { timeout: 10_000 })
+        .toMatch(new RegExp(`^Added ${name} as #\\d+\\.$`));
+      acknowledged.push(name);
+    }
+    await expect.poll(() => syncState(page), { timeout: 20_000 }).toMatch(/^Offline, 2 animals waiting to sync\./);
+    await page.close();
+  }, 60_000);
+
+  it('Should open offline after a browser restart on the same profile, with everything it held', async () => {
+    await context!.close();
+    await openBrowser();
+    const page = await kioskPage();
+    await expect.poll(() => page.locator('#pets').textContent(), { timeout: 15_000 }).toContain('Quince');
+    await expect.poll(() => syncState(page), { timeout: 20_000 }).toMatch(/^Offline, 2 animals waiting to sync\./);
+    await page.close();
+  }, 60_000);
+
+  it('Should share one worker between two tabs, whose creates never collide', async () => {
+    const [one, two] = [await kioskPage(), await kioskPage()];
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, index) => createInPage(index % 2 === 0 ? one : two, `Tab ${index}`, `key-tab-${index}`)),
+    );
+    expect(answers.map(({ status }) => status)).toEqual(Array(10).fill(201));
+    const ids = answers.map(({ body }) => body.id as number);
+    expect(new Set(ids).size).toBe(10);
+    acknowledged.push(...answers.map(({ body }) => body.name as string));
+    await Promise.all([one.close(), two.close()]);
+  }, 60_000);
+
+  it('Should lose nothing acknowledged when the browser stops the worker in the middle of creates', async () => {
+    const page = await kioskPage();
+    const cdp = await context!.newCDPSession(page);
+    await cdp.send('ServiceWorker.enable');
+    // The page creates one animal after another, each retried with its own Idempotency-Key until
+    // acknowledged (as the kiosk's client does), while the browser stops the worker three times.
+    const creating = page.evaluate(async (authorization) => {
+      const acknowledged: string[] = [];
+      const started = performance.now();
+      for (let index = 0; performance.now() - started < 1_500; index++) {
+        const name = `Stopped ${index}`;
+        for (;;) {
+          const answer = await fetch('/kiosk/v1/pets', {
+            method: 'POST',
+            headers: { authorization, 'content-type': 'application/json', 'idempotency-key': `key-stopped-${index}` },
+            body: JSON.stringify({ name, categoryId: 5 }),
+          }).catch(() => undefined);
+          if (answer?.status === 201) break;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        acknowledged.push(name);
+      }
+      return acknowledged;
+    }, bearer.authorization);
+    const states: string[] = [];
+    cdp.on('ServiceWorker.workerVersionUpdated', ({ versions }) => states.push(...versions.map((version) => version.runningStatus)));
+    for (let stop = 0; stop < 3; stop++) {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      await cdp.send('ServiceWorker.stopAllWorkers');
+    }
+    const made = await creating;
+    // The worker really was stopped, and started again to answer, three times in the middle of the creates.
+    expect(states.filter((state) => state === 'stopped')).toHaveLength(3);
+    expect(made.length).toBeGreaterThan(3);
+    acknowledged.push(...made);
+    const names = await page.evaluate(async (authorization) => {
+      const all: string[] = [];
+      for (let next: string | undefined = '/kiosk/v1/pets?limit=100'; next !== undefined; ) {
+        const response: Response = await fetch(next, { headers: { authorization } });
+        all.push(...((await response.json()) as { name: string }[]).map(({ name }) => name));
+        next = /<([^>]+)>;\s*rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
+      }
+      return all;
+    }, bearer.authorization);
+    for (const name of acknowledged)
+      expect(
+        names.filter((held) => held === name),
+        name,
+      ).toHaveLength(1);
+    await page.close();
+  }, 60_000);
+
+  it('Should push every acknowledged create to the hub exactly once when the hub is back', async () => {
+    await startHub();
+    const page = await kioskPage();
+    await expect.poll(() => syncState(page), { timeout: 30_000 }).toBe('Online, everything synced.');
+    const names = (await hubAnimals(origin)).map(({ name }) => name);
+    for (const name of acknowledged)
+      expect(
+        names.filter((held) => held === name),
+        name,
+      ).toHaveLength(1);
+    expect(names.length).toBe(acknowledged.length + 1);
+    await page.close();
+  }, 60_000);
 });
