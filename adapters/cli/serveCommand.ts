@@ -66,6 +66,8 @@ export interface ServeSettings {
   delay: number;
   /** `--sync-with` and its companions: this server is a kiosk of that hub. */
   sync: SyncSettings | undefined;
+  /** `--browser-kiosk`: serve the kiosk web app under /kiosk/. */
+  browserKiosk: boolean;
 }
 
 /** The default data file, relative to the working directory. */
@@ -94,6 +96,7 @@ interface ServeFlags {
   quiet?: boolean;
   maxLogBuffer: number;
   metrics?: boolean;
+  browserKiosk?: boolean;
   testMode?: boolean;
   delay?: number;
   headersTimeout: number;
@@ -266,6 +269,12 @@ export const addServeCommand = (program: Command): Command => {
 
   addSyncOptions(serve);
 
+  serve.optionsGroup('Kiosk in the browser:');
+  serve.option(
+    '--browser-kiosk',
+    'serve the kiosk web app under /kiosk/ (a tablet opens /kiosk/#key=KEY once; it then works offline and syncs with this server)',
+  );
+
   serve.optionsGroup('End-to-end tests:');
   serve
     .option('--test-mode', 'memory only: adds POST /_test/reset, POST and DELETE /_test/faults (key-protected)')
@@ -367,6 +376,10 @@ export const readServeSettings = (command: Command, file: string | undefined, en
       '--seed fills memory or a new data file; to fill a database, copy a data file into it: animal-store copy --from FILE --to URL',
     );
   }
+  // The kiosk's page and its API (/kiosk/v1, answered in the browser) own /kiosk.
+  if (flags.browserKiosk && (flags.basePath === '/kiosk' || flags.basePath.startsWith('/kiosk/'))) {
+    throw new UsageError(`--browser-kiosk serves the kiosk app under /kiosk/, so --base-path cannot be ${flags.basePath}`);
+  }
   if (flags.delay !== undefined && !flags.testMode) {
     throw new UsageError('--delay slows every answer down, for end-to-end tests: it needs --test-mode');
   }
@@ -399,5 +412,6 @@ export const readServeSettings = (command: Command, file: string | undefined, en
     testMode: flags.testMode ?? false,
     delay: flags.delay ?? 0,
     sync: readSyncSettings(flags, command, API_KEY_FORMAT),
+    browserKiosk: flags.browserKiosk ?? false,
   };
 };
