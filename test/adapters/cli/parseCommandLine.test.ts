@@ -57,6 +57,7 @@ describe('animal-store command line: serve', () => {
       maxLogBuffer: 1_048_576,
       metrics: false,
       testMode: false,
+      browserKiosk: false,
       delay: 0,
     });
     expect(settingsOf(['serve'])).toEqual(settingsOf([]));
@@ -160,6 +161,7 @@ describe('animal-store command line: serve', () => {
       maxLogBuffer: 1_048_576,
       metrics: true,
       testMode: false,
+      browserKiosk: false,
       delay: 0,
     });
   });
