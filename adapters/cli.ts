@@ -18,6 +18,7 @@ import { importPets, readAnimalList } from './cli/importPets.js';
 import { openStorage } from './cli/openStorage.js';
 import { parseCommandLine } from './cli/parseCommandLine.js';
 import { readCursorSecret } from './cli/readCursorSecret.js';
+import { reloadOnHangup } from './cli/reloadOnHangup.js';
 import type { ServeSettings } from './cli/serveCommand.js';
 import { startFailure } from './cli/startFailure.js';
 import { stopPretenuring } from './cli/stopPretenuring.js';
@@ -148,10 +149,12 @@ const createServeOutput = (settings: ServeSettings): ServeOutput => {
   return { log, writers };
 };
 
-/** `animal-store serve`: serves until SIGTERM or SIGINT, then exits 0; exits 1 when it cannot start. */
+/** `animal-store serve`: serves until SIGTERM or SIGINT (SIGHUP does not stop it), then exits 0; exits 1 when it cannot start. */
 const run = async (settings: ServeSettings) => {
   const output = createServeOutput(settings);
   const { log } = output;
+  // Operators send SIGHUP to reload; it must never end the server, not even while it starts.
+  reloadOnHangup(log);
   let server: Awaited<ReturnType<typeof start>>;
   try {
     server = await start(settings, output);
