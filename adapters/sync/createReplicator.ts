@@ -224,13 +224,13 @@ export const startReplicator = async (options: ReplicatorOptions): Promise<Repli
   const schedule = () => {
     if (stopped) return;
     timer = setTimeout(() => {
-      void syncNow().then(() => {
-        schedule();
-        if (waitSeconds > 0 && !stopped) living = pullLive();
-      });
+      void syncNow().then(schedule);
     }, intervalSeconds * 1000);
   };
-  void syncNow().then(schedule);
+  void syncNow().then(() => {
+    schedule();
+    if (waitSeconds > 0 && !stopped) living = pullLive();
+  });
 
   const iso = (time: number | undefined) => (time === undefined ? null : new Date(time).toISOString());
   return {
