@@ -78,8 +78,8 @@ const start = async (settings: ServeSettings, { log, writers }: ServeOutput) => 
   let replicator: Awaited<ReturnType<typeof startReplicator>> | undefined;
   try {
     if (settings.sync) {
-      const { hub, key, intervalSeconds } = settings.sync;
-      replicator = await startReplicator({ storage, hub, key, intervalSeconds, log: { info: log.info, warn: log.warn } });
+      const { hub, key, intervalSeconds, waitSeconds } = settings.sync;
+      replicator = await startReplicator({ storage, hub, key, intervalSeconds, waitSeconds, log: { info: log.info, warn: log.warn } });
       metrics?.watchSync(replicator.status);
     }
     const keyFile =

@@ -112,6 +112,7 @@ interface ServeFlags {
   syncWith?: string;
   syncKey?: string;
   syncInterval: number;
+  syncWait: number;
 }
 
 /** One flag per `serve()` limit, named after its option, with the same default. */
@@ -143,6 +144,7 @@ Environment:
   ANIMAL_STORE_SYNC_WITH        as --sync-with
   ANIMAL_STORE_SYNC_KEY         as --sync-key
   ANIMAL_STORE_SYNC_INTERVAL    as --sync-interval
+  ANIMAL_STORE_SYNC_WAIT        as --sync-wait
 
 With no key given, the server makes one for the run: it is printed on stderr and, with a
 data file, written (mode 0600) to api-key beside it, e.g. data/api-key.
