@@ -31,6 +31,10 @@
  *                                      flags it takes no other way): memory and p99 under mixed traffic
  *   npm run bench -- --only sync       only how long a new kiosk takes to pull a hub of 100,000
  *                                      animals (issue 20: under 30 s), with the CLI run through tsx
+ *   npm run bench -- --only write-cost what a create costs the disk (issue 30): bytes written per
+ *                                      create (/proc/PID/io) at 1k, 100k and 1M animals and 100,000
+ *                                      keys, plain and keyed, and keyed/plain under wrk in three
+ *                                      windows (test/bench/measureWriteCost.ts; builds first)
  */
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -161,6 +165,16 @@ const main = async () => {
       stdio: 'inherit',
     });
     process.exitCode = soak.status ?? 1;
+    return;
+  }
+  if (only?.length === 1 && only[0] === 'write-cost') {
+    const build = spawnSync('npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: 'inherit' });
+    if (build.status !== 0) {
+      process.exitCode = 1;
+      return;
+    }
+    const { measureWriteCost } = await import('./measureWriteCost.js');
+    await measureWriteCost();
     return;
   }
   if (only?.length === 1 && only[0] === 'sync') {
