@@ -9,12 +9,14 @@ import { generateApiKey } from '../core/auth/apiKeys.js';
 import { copyPets } from '../storage/copyPets.js';
 import { TargetNotEmptyError } from '../storage/PetContent.js';
 import { reasonOf } from '../storage/reasonOf.js';
-import { collectKeys } from './cli/collectKeys.js';
+import { collectKeys, toApiKey } from './cli/collectKeys.js';
 import type { CopySettings } from './cli/copyCommand.js';
 import { createBrowserKioskRoute } from './cli/createBrowserKioskRoute.js';
 import { type CliLog, createCliLog, type LogStream } from './cli/createCliLog.js';
+import { createKeyReload } from './cli/createKeyReload.js';
 import { createLineWriter, type LineWriter } from './cli/createLineWriter.js';
 import { createTestControl } from './cli/createTestControl.js';
+import { folderGivenAsFile } from './cli/folderGivenAsFile.js';
 import { importPets, readAnimalList } from './cli/importPets.js';
 import { type InitWorkerSettings, initWorker } from './cli/initWorkerCommand.js';
 import { openStorage } from './cli/openStorage.js';
@@ -24,6 +26,7 @@ import type { ServeSettings } from './cli/serveCommand.js';
 import { startFailure } from './cli/startFailure.js';
 import { stopPretenuring } from './cli/stopPretenuring.js';
 import { UsageError } from './cli/UsageError.js';
+import { watchKeyFiles } from './cli/watchKeyFiles.js';
 import { watchParent } from './cli/watchParent.js';
 import { writeKeyFile } from './cli/writeKeyFile.js';
 import { createPrometheusMetrics } from './node/createPrometheusMetrics.js';
@@ -57,7 +60,7 @@ const start = async (settings: ServeSettings, { log, writers }: ServeOutput) => 
   const seed = settings.seedFile === undefined ? undefined : await loadSeedFile(settings.seedFile);
   // The server never runs open: with no key configured, it makes one for this run.
   const generated = configured.length === 0 ? generateApiKey() : undefined;
-  const keys = generated === undefined ? configured.map(({ key }) => key) : [generated];
+  const keys = generated === undefined ? configured.map(toApiKey) : [generated];
 
   const testCatalogue = settings.testMode ? createTestCatalogue({ seed: seed ?? [], keys }) : undefined;
   const testControl =
@@ -81,7 +84,8 @@ const start = async (settings: ServeSettings, { log, writers }: ServeOutput) => 
     const keyFile =
       generated !== undefined && settings.storage.kind === 'file' ? await writeKeyFile(settings.storage.file, generated) : undefined;
     const server = await serve({
-      storage,
+      // A kiosk's, so that creates refused for want of ids say why the hub gives none.
+      storage: replicator?.storage ?? storage,
       keys,
       host: settings.host,
       port: settings.port,
@@ -186,6 +190,10 @@ const run = async (settings: ServeSettings) => {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  const reloadKeys = createKeyReload(settings, server.service.keys, log);
+  // SIGHUP reads the keys files again (and never stops the server, as it would by default).
+  process.on('SIGHUP', () => reloadKeys('SIGHUP'));
+  if (settings.keyFiles.length > 0) watchKeyFiles(settings.keyFiles, () => reloadKeys('a keys file changed'));
   // Started by npm (npx, npm exec, npm start): stopping npm stops the server, even where the
   // signal never reaches it (npx runs the bin through a shell that does not pass it on).
   if (process.env.npm_command !== undefined) watchParent(() => stop('npm, which started the server, has stopped'));
@@ -216,7 +224,7 @@ const copy = async (settings: CopySettings) => {
     out(`copied ${report.pets} animals, ${keys} and the next id ${report.nextId} from ${report.from} to ${report.to}`);
   } catch (error) {
     const advice = error instanceof TargetNotEmptyError ? ' Give --replace to replace it.' : '';
-    err(`animal-store: ${reasonOf(error)}${advice}`);
+    err(`animal-store: ${folderGivenAsFile(error) ?? reasonOf(error)}${advice}`);
     process.exit(1);
   }
 };

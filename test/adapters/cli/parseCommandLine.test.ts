@@ -221,6 +221,14 @@ describe('animal-store command line: serve', () => {
     expect(refusal(['--memroy']).message).toBe("unknown option '--memroy'; did you mean --memory?");
   });
 
+  it('answers a mistyped command with the closest one, and a word far from both with none', () => {
+    expect(refusal(['serv']).message).toMatch(/^unknown command "serv"; did you mean serve\? the commands are serve and copy/);
+    expect(refusal(['cpoy']).message).toMatch(/^unknown command "cpoy"; did you mean copy\?/);
+    expect(refusal(['pets']).message).toBe(
+      'unknown command "pets"; the commands are serve and copy (a data file given as FILE ends in .json)',
+    );
+  });
+
   it.each([
     [['start'], /unknown command "start"; the commands are serve and copy/],
     [['serve', 'a.json', 'extra'], /unexpected argument "extra"/],
