@@ -322,9 +322,9 @@ const readStorage = (command: Command, flags: ServeFlags, file: string | undefin
   if (file !== undefined && flags.data !== undefined) throw new UsageError('give the data file once: as FILE or as --data FILE');
   // A mistyped command must not become a new data file of that name.
   if (file !== undefined && !/\.json$/i.test(file) && !existsSync(file)) {
-    const meant = closestCommand(file, ['serve', 'copy']);
+    const meant = closestCommand(file, ['serve', 'copy', 'init-worker']);
     throw new UsageError(
-      `unknown command ${JSON.stringify(file.slice(0, 40))}; ${meant === undefined ? '' : `did you mean ${meant}? `}the commands are serve and copy (a data file given as FILE ends in .json)`,
+      `unknown command ${JSON.stringify(file.slice(0, 40))}; ${meant === undefined ? '' : `did you mean ${meant}? `}the commands are serve, copy and init-worker (a data file given as FILE ends in .json)`,
     );
   }
   const dataFile = file ?? flags.data;
