@@ -11,11 +11,12 @@ import { ErrorBody } from '../schemas/ErrorBody.js';
 import type { ListQueryInput } from '../schemas/ListQuery.js';
 import type { NewPetInput } from '../schemas/NewPet.js';
 import { Pet, Pets } from '../schemas/Pet.js';
+import { sleep } from '../sleep.js';
 import { AnimalStoreClientError } from './AnimalStoreClientError.js';
 import { nextLink } from './nextLink.js';
 import { createRevalidationCache } from './RevalidationCache.js';
 import { readNextQuery } from './readNextQuery.js';
-import { DEFAULT_RETRY, delayBeforeRetry, isRetryableStatus, type RetryOptions, sleep } from './retryPolicy.js';
+import { DEFAULT_RETRY, delayBeforeRetry, isRetryableStatus, type RetryOptions } from './retryPolicy.js';
 
 /** How to reach the service, and how patiently. */
 export interface ClientOptions {
