@@ -32,7 +32,7 @@ import { watchParent } from './cli/watchParent.js';
 import { writeKeyFile } from './cli/writeKeyFile.js';
 import { createPrometheusMetrics } from './node/createPrometheusMetrics.js';
 import { nodeSha256, serve } from './node/serve.js';
-import { startReplicator } from './sync/createReplicator.js';
+import { startReplicator } from './sync/startReplicator.js';
 import { createTestCatalogue } from './testing/createTestCatalogue.js';
 import { loadSeedFile } from './testing/loadSeedFile.js';
 import { isInjectedFault } from './testing/withFaults.js';
