@@ -3,10 +3,12 @@ import { AnimalStoreError } from '../core/AnimalStoreError.js';
 import type { PetStorage } from '../core/PetStorage.js';
 import type { NewPet } from '../core/schemas/NewPet.js';
 import type { Pet } from '../core/schemas/Pet.js';
+import { createArrivals } from '../core/sync/createArrivals.js';
 import type { SyncStorage } from '../core/sync/SyncStorage.js';
 import { IdempotencyKeys } from './IdempotencyKeys.js';
 import { KeySweep, type KeySweepOptions } from './KeySweep.js';
 import { PetIndex } from './PetIndex.js';
+import { LeaseUse } from './sync/LeaseUse.js';
 import {
   addKioskBlock,
   checkKioskBlock,
@@ -91,6 +93,8 @@ export const createMemoryStorage = (
     if (index.size + keys.size + entries > limit) throw full(limit);
   };
   let sync: SyncState = { leases: [] };
+  const leaseUse = new LeaseUse();
+  const arrivals = createArrivals();
   /** The id the next local create gets on a catalogue that is not a kiosk: above every id held or leased. */
   let nextId = index.lastId + 1;
   const create = ({ name, categoryId, status }: NewPet, withKey: boolean): Pet => {
@@ -101,6 +105,7 @@ export const createMemoryStorage = (
     index.refuseTaken([pet], 'create');
     index.add(pet);
     nextId = Math.max(nextId, id + 1);
+    arrivals.notify();
     return pet;
   };
   return {
@@ -125,6 +130,7 @@ export const createMemoryStorage = (
     sync: {
       async lease(scope, size) {
         refuseAtKiosk(sync, 'lease');
+        leaseUse.refuseBeyondBound(sync.leases, index, scope);
         const first = leaseStart(nextId, index.lastId, sync.leases);
         const lease = { scope, first, last: first + size - 1 };
         sync.leases.push(lease);
@@ -138,7 +144,12 @@ export const createMemoryStorage = (
         makeRoom(fresh.length);
         for (const pet of fresh) index.add(pet);
         nextId = Math.max(nextId, index.lastId + 1);
+        if (fresh.length > 0) arrivals.notify();
         return { stored: fresh.length, present: pushed.length - fresh.length };
+      },
+      onArrival: (listener) => arrivals.subscribe(listener),
+      async leasesOf(scope) {
+        return leaseUse.count(sync.leases, index, scope);
       },
       async kiosk() {
         return sync.kiosk && structuredClone(sync.kiosk);
@@ -173,6 +184,7 @@ export const createMemoryStorage = (
           skipPulledOwnIds(sync.kiosk, pets);
           sync.kiosk.checkpoint = checkpoint;
         }
+        if (pets.length > 0) arrivals.notify();
         return fresh.size;
       },
     },

@@ -17,6 +17,11 @@ export interface ReplicatorOptions {
   key: string;
   /** Seconds between rounds of sync; 5 by default. */
   intervalSeconds?: number;
+  /**
+   * Seconds each live pull may wait at the hub for an animal (1 to 60; 25 by default, under
+   * the 30 s idle cut of most proxies); 0 turns live pulls off, leaving the rounds alone.
+   */
+  waitSeconds?: number;
   /** Where the replicator reports: reachability changes and failures. */
   log?: { info?(message: string, fields?: Record<string, unknown>): void; warn?(message: string, fields?: Record<string, unknown>): void };
   /** The client of the hub; made from `hub` and `key` by default (tests pass their own). */
@@ -53,6 +58,23 @@ const PUSH_BATCH = 500;
 const PUSH_BYTES = 60_000;
 /** The animals one pull asks for. */
 const PULL_BATCH = 1000;
+/** How long after a local create its push starts: creates that come together go up together. */
+const PUSH_DELAY_MILLISECONDS = 50;
+/** The default wait of a live pull, in seconds: under the 30 s idle timeout of most proxies. */
+export const LIVE_PULL_WAIT_SECONDS = 25;
+
+/** Resolves after `milliseconds`, or at once when `signal` aborts. */
+const sleep = (milliseconds: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, milliseconds);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done);
+  });
 
 /**
  * Starts syncing `storage` with its hub: joins the hub durably (throws a SyncJoinError when
@@ -65,7 +87,10 @@ const PULL_BATCH = 1000;
  * a round.
  */
 export const startReplicator = async (options: ReplicatorOptions): Promise<Replicator> => {
-  const { storage, hub, key, intervalSeconds = 5, log = {}, now = Date.now } = options;
+  const { storage, hub, key, intervalSeconds = 5, waitSeconds = LIVE_PULL_WAIT_SECONDS, log = {}, now = Date.now } = options;
+  if (!Number.isInteger(waitSeconds) || waitSeconds < 0 || waitSeconds > 60) {
+    throw new TypeError(`waitSeconds must be a whole number from 0 to 60, not ${String(waitSeconds)}.`);
+  }
   const sync: SyncStorage | undefined = storage.sync;
   if (!sync) throw new TypeError('This storage cannot sync: a kiosk keeps its animals in memory or in a JSON data file.');
   await sync.join(hub);
@@ -80,6 +105,9 @@ export const startReplicator = async (options: ReplicatorOptions): Promise<Repli
   let round: Promise<void> | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
+  /** Set when a round is asked for while one runs: another runs right after it. */
+  let again = false;
+  const live = new AbortController();
 
   const leaseAhead = async () => {
     for (let leases = 0; leases < 2; leases++) {
@@ -124,15 +152,27 @@ export const startReplicator = async (options: ReplicatorOptions): Promise<Repli
     }
   };
 
-  const runRound = async () => {
+  /** Leases ahead; a hub refusing the lease (429: too many unused blocks) does not stop the push and pull. */
+  const leaseOrSayWhyNot = async (): Promise<string | null> => {
     try {
       await leaseAhead();
+      return null;
+    } catch (error) {
+      if (!(error instanceof SyncHubError) || error.status !== 429) throw error;
+      return error.message;
+    }
+  };
+
+  const runRound = async () => {
+    try {
+      const leaseProblem = await leaseOrSayWhyNot();
       const pushed = await pushAll();
       const pulled = await pullAll();
       if (!reachable) log.info?.(`sync: reached the hub ${hub}`, { hub });
       if (pushed > 0 || pulled > 0) log.info?.(`sync: pushed ${pushed} and pulled ${pulled} animals`, { hub, pushed, pulled });
+      if (leaseProblem !== null && leaseProblem !== problem) log.warn?.(`sync: ${leaseProblem}`, { hub });
       reachable = true;
-      problem = null;
+      problem = leaseProblem;
       refusedKey = undefined;
     } catch (error) {
       // Never the key itself, whatever a hub's answer echoes.
@@ -153,19 +193,71 @@ export const startReplicator = async (options: ReplicatorOptions): Promise<Repli
   };
 
   const syncNow = (): Promise<void> => {
-    round ??= runRound().finally(() => {
+    round ??= (async () => {
+      do {
+        again = false;
+        await runRound();
+      } while (again && !stopped);
+    })().finally(() => {
       round = undefined;
     });
     return round;
   };
+  /** A round that starts after now (the one running may have passed the step that was wanted). */
+  const roundAfterNow = (): Promise<void> => {
+    if (round === undefined) return syncNow();
+    again = true;
+    return round;
+  };
+
+  // A local create goes up within a moment, not at the next round.
+  let pushSoon: ReturnType<typeof setTimeout> | undefined;
+  const stopListening = sync.onArrival?.(() => {
+    if (stopped || pushSoon !== undefined) return;
+    pushSoon = setTimeout(() => {
+      pushSoon = undefined;
+      // Pulled animals arrive too; only animals waiting to go up need a round.
+      void sync.waiting().then(
+        (waiting) => (waiting > 0 && !stopped ? roundAfterNow() : undefined),
+        () => undefined,
+      );
+    }, PUSH_DELAY_MILLISECONDS);
+  });
+
+  /**
+   * Live pulls: one pull at a time waits at the hub for the next animal after the kiosk's
+   * checkpoint; when one comes, a round brings it (and whatever came with it) down. The
+   * round stays the one writer of pulled animals and the checkpoint. A hub that cannot be
+   * reached, or that answers at once without waiting, is asked again after a round's interval.
+   */
+  const pullLive = async () => {
+    while (!stopped) {
+      const started = performance.now();
+      try {
+        const checkpoint = (await sync.kiosk())?.checkpoint ?? 0;
+        const answer = await client.pull(checkpoint, 1, { wait: waitSeconds, signal: live.signal });
+        if (answer.pets.length > 0) {
+          await roundAfterNow();
+          if (!reachable) await sleep(intervalSeconds * 1000, live.signal);
+        } else if (performance.now() - started < 500) {
+          await sleep(intervalSeconds * 1000, live.signal);
+        }
+      } catch {
+        await sleep(intervalSeconds * 1000, live.signal);
+      }
+    }
+  };
+  let living: Promise<void> | undefined;
 
   const schedule = () => {
     if (stopped) return;
-    timer = setTimeout(() => {
-      void syncNow().then(schedule);
-    }, intervalSeconds * 1000);
+    timer = setTimeout(() => void syncNow().then(schedule), intervalSeconds * 1000);
   };
-  void syncNow().then(schedule);
+  // One live pull loop for the replicator's life, from the end of its first round.
+  void syncNow().then(() => {
+    schedule();
+    if (waitSeconds > 0 && !stopped) living = pullLive();
+  });
 
   const iso = (time: number | undefined) => (time === undefined ? null : new Date(time).toISOString());
   return {
@@ -186,7 +278,11 @@ export const startReplicator = async (options: ReplicatorOptions): Promise<Repli
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      clearTimeout(pushSoon);
+      stopListening?.();
+      live.abort();
       await round;
+      await living;
     },
   };
 };

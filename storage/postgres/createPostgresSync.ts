@@ -1,7 +1,8 @@
 /** @module Sync on PostgreSQL: a hub (leases, pushes) and a kiosk (blocks, progress) that any number of instances share. */
 import type { Pet } from '../../core/schemas/Pet.js';
-import { type IdBlock, type KioskState, SyncJoinError, type SyncStorage } from '../../core/sync/SyncStorage.js';
+import { type IdBlock, type KioskState, MAX_UNUSED_LEASES, SyncJoinError, type SyncStorage } from '../../core/sync/SyncStorage.js';
 import { PetIndex } from '../PetIndex.js';
+import { tooManyUnusedLeases } from '../sync/LeaseUse.js';
 import {
   checkKioskBlock,
   checkPush,
@@ -13,6 +14,7 @@ import {
   skipPulledOwnIds,
 } from '../sync/syncState.js';
 import type { PostgresConnection } from './connectPostgres.js';
+import type { PostgresArrivals } from './createPostgresArrivals.js';
 import { inTransaction } from './inTransaction.js';
 import type { PostgresPoolClient } from './PostgresPool.js';
 import { syncStatements } from './syncStatements.js';
@@ -39,7 +41,7 @@ const toJson = (pets: readonly Pet[]) => JSON.stringify(pets.map(({ id, name, ca
  * - Kiosk: its state is the `sync_kiosk` row and its blocks; `create_pets` takes its ids
  *   from the blocks when that row exists (see syncMigration.ts).
  */
-export const createPostgresSync = (db: PostgresConnection, where: string): SyncStorage => {
+export const createPostgresSync = (db: PostgresConnection, where: string, arrivals: PostgresArrivals): SyncStorage => {
   const sql = syncStatements(db.quoted);
 
   /** Runs `use` in one transaction holding the write lock; failures become `storage_unavailable`. */
@@ -74,11 +76,27 @@ export const createPostgresSync = (db: PostgresConnection, where: string): SyncS
   };
   const rowsOf = (client: PostgresPoolClient) => async (text: string) => (await client.query(text)).rows;
 
+  const countLeases = async (query: (text: string, values: unknown[]) => Promise<{ rows: Record<string, unknown>[] }>, scope: string) => {
+    const { rows } = await query(sql.leaseCount, [scope]);
+    return { blocks: Number(rows[0]?.blocks ?? 0), unused: Number(rows[0]?.unused ?? 0) };
+  };
+
   return {
+    onArrival: (listener) => arrivals.onArrival(listener),
+    async leasesOf(scope) {
+      try {
+        return await countLeases((text, values) => db.query(text, values), scope);
+      } catch (error) {
+        throw toStorageError(error, 'read');
+      }
+    },
+    // Under the lock, so two instances leasing for one key at once count each other's block.
     lease: (scope, size) =>
       write(async (client) => {
         if ((await client.query(sql.kiosk)).rows.length > 0) throw kioskRefusal('lease');
         const { rows: counter } = await client.query(sql.lock);
+        const { unused } = await countLeases((text, values) => client.query(text, values), scope);
+        if (unused >= MAX_UNUSED_LEASES) throw tooManyUnusedLeases(unused);
         const { rows: highest } = await client.query(sql.highest);
         const first = leaseStart(Number(counter[0]!.next_id), Number(highest[0]!.highest_id), [
           { first: 0, last: Number(highest[0]!.leased_id) },
@@ -100,7 +118,11 @@ export const createPostgresSync = (db: PostgresConnection, where: string): SyncS
           pets,
         );
         index.refuseTaken(fresh, 'sync');
-        if (fresh.length > 0) await client.query(sql.insert, [toJson(fresh)]);
+        if (fresh.length > 0) {
+          await client.query(sql.insert, [toJson(fresh)]);
+          // Sent at the commit, to every instance's waiting pulls (this one's included).
+          await client.query(arrivals.notify.text, arrivals.notify.values);
+        }
         return { stored: fresh.length, present: pets.length - fresh.length };
       }),
     async kiosk() {
@@ -164,6 +186,7 @@ export const createPostgresSync = (db: PostgresConnection, where: string): SyncS
           );
           if (kiosk.nextId !== before) await client.query(sql.setNextId, [kiosk.nextId]);
         }
+        if (rows.length > 0) await client.query(arrivals.notify.text, arrivals.notify.values);
         return rows.length;
       }),
   };

@@ -12,6 +12,8 @@ export interface SyncStatements {
   heldIn: string;
   /** How many leases this catalogue gave (as a hub). */
   leases: string;
+  /** `$1` scope: how many blocks are leased to it (`blocks`), and how many of them hold no animal (`unused`). */
+  leaseCount: string;
   /** `$1` scope, `$2` ids (bigint[]): for each id, the lease of `scope` that could hold it (the one starting at or below it). */
   leasesFor: string;
   /** `$1` ids (bigint[]): the animals held with those ids. */
@@ -55,6 +57,10 @@ export const syncStatements = (quoted: string): SyncStatements => ({
     INSERT INTO ${quoted}.sync_leases (scope, first_id, last_id) VALUES ($1, $2::bigint, $3::bigint) RETURNING first_id, last_id`,
   heldIn: `SELECT EXISTS (SELECT FROM ${quoted}.pets WHERE id BETWEEN $1::bigint AND $2::bigint) AS held`,
   leases: `SELECT count(*) AS leases FROM ${quoted}.sync_leases`,
+  // Each lease is one probe of the pets primary key.
+  leaseCount: `SELECT count(*) AS blocks,
+      count(*) FILTER (WHERE NOT EXISTS (SELECT FROM ${quoted}.pets AS p WHERE p.id BETWEEN l.first_id AND l.last_id)) AS unused
+    FROM ${quoted}.sync_leases AS l WHERE l.scope = $1`,
   leasesFor: `SELECT DISTINCT l.first_id, l.last_id FROM unnest($2::bigint[]) AS u(id)
     CROSS JOIN LATERAL (
       SELECT x.first_id, x.last_id FROM ${quoted}.sync_leases AS x

@@ -192,6 +192,7 @@ describe('a kiosk during an outage', () => {
     const hubFile = path.join(folder, 'hub.json');
     const hub = await startHub(hubFile, hubPort);
     const kiosk = await startBuiltCli(kioskArgs(path.join(folder, 'kiosk.json'), hub.url));
+    await until(async () => (await statusOf(kiosk.url)).reachable === true, 'the hub reached');
     expect((await create(kiosk.url, 'Rex')).status).toBe(201);
     await until(async () => (await statusOf(kiosk.url)).waiting === 0 && (await statusOf(kiosk.url)).lastPush !== null, 'Rex pushed');
     const before = await statusOf(kiosk.url);
@@ -219,7 +220,7 @@ describe('SIGHUP', () => {
     const folder = tempFolder();
     const server = await startBuiltCli(['serve', path.join(folder, 'animals.json'), '--port', '0', '--api-key', KIOSK_KEY, '--quiet']);
     server.child.kill('SIGHUP');
-    await waitForOutput(server, /SIGHUP: nothing to reload/);
+    await waitForOutput(server, /SIGHUP: no --api-key-file to read again/);
     server.child.kill('SIGHUP');
     await sleep(200);
     expect((await create(server.url, 'Rex')).status).toBe(201);
