@@ -112,6 +112,7 @@ interface ServeFlags {
   syncWith?: string;
   syncKey?: string;
   syncInterval: number;
+  syncWait: number;
 }
 
 /** One flag per `serve()` limit, named after its option, with the same default. */
@@ -143,6 +144,7 @@ Environment:
   ANIMAL_STORE_SYNC_WITH        as --sync-with
   ANIMAL_STORE_SYNC_KEY         as --sync-key
   ANIMAL_STORE_SYNC_INTERVAL    as --sync-interval
+  ANIMAL_STORE_SYNC_WAIT        as --sync-wait
 
 With no key given, the server makes one for the run: it is printed on stderr and, with a
 data file, written (mode 0600) to api-key beside it, e.g. data/api-key.
@@ -320,9 +322,9 @@ const readStorage = (command: Command, flags: ServeFlags, file: string | undefin
   if (file !== undefined && flags.data !== undefined) throw new UsageError('give the data file once: as FILE or as --data FILE');
   // A mistyped command must not become a new data file of that name.
   if (file !== undefined && !/\.json$/i.test(file) && !existsSync(file)) {
-    const meant = closestCommand(file, ['serve', 'copy']);
+    const meant = closestCommand(file, ['serve', 'copy', 'init-worker']);
     throw new UsageError(
-      `unknown command ${JSON.stringify(file.slice(0, 40))}; ${meant === undefined ? '' : `did you mean ${meant}? `}the commands are serve and copy (a data file given as FILE ends in .json)`,
+      `unknown command ${JSON.stringify(file.slice(0, 40))}; ${meant === undefined ? '' : `did you mean ${meant}? `}the commands are serve, copy and init-worker (a data file given as FILE ends in .json)`,
     );
   }
   const dataFile = file ?? flags.data;

@@ -6,10 +6,12 @@ import { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import type { PetStorage, StoredIdempotencyKey } from '../../core/PetStorage.js';
 import type { NewPet } from '../../core/schemas/NewPet.js';
 import type { Pet } from '../../core/schemas/Pet.js';
+import { createArrivals } from '../../core/sync/createArrivals.js';
 import type { SyncStorage } from '../../core/sync/SyncStorage.js';
 import { IdempotencyKeys } from '../IdempotencyKeys.js';
 import { KeySweep, type KeySweepOptions } from '../KeySweep.js';
 import { PetIndex } from '../PetIndex.js';
+import { LeaseUse } from '../sync/LeaseUse.js';
 import {
   addKioskBlock,
   checkKioskBlock,
@@ -97,6 +99,8 @@ export const openIndexedDbStorage = async ({
   let keys = new IdempotencyKeys();
   let sync: SyncState = { leases: [] };
   let nextId = 1;
+  const leaseUse = new LeaseUse();
+  const arrivals = createArrivals();
   const sweep = new KeySweep(
     (now, atMost) => keys.sweep(now, atMost),
     keySweep,
@@ -151,10 +155,11 @@ export const openIndexedDbStorage = async ({
     await done.catch((error: unknown) => {
       throw unavailable(error);
     });
-    for (const pet of change.pets ?? []) index.add({ ...pet });
+    for (const pet of change.pets ?? []) index.add(pet);
     for (const key of change.keys ?? []) keys.add(key);
     if (change.sync) sync = change.sync;
     if (change.nextId !== undefined) nextId = change.nextId;
+    if ((change.pets?.length ?? 0) > 0) arrivals.notify();
   };
 
   /** Writes one at a time, in the order asked: each plans from what the ones before made. */
@@ -207,6 +212,7 @@ export const openIndexedDbStorage = async ({
       lease: (scope, size) =>
         serially(async () => {
           refuseAtKiosk(sync, 'lease');
+          leaseUse.refuseBeyondBound(sync.leases, index, scope);
           const next = copySyncState(sync);
           const first = leaseStart(nextId, index.lastId, sync.leases);
           const lease = { scope, first, last: first + size - 1 };
@@ -223,14 +229,14 @@ export const openIndexedDbStorage = async ({
           if (fresh.length > 0) await commit({ pets: fresh, nextId: Math.max(nextId, highest + 1) });
           return { stored: fresh.length, present: pushed.length - fresh.length };
         }),
+      onArrival: (listener) => arrivals.subscribe(listener),
+      leasesOf: async (scope) => leaseUse.count(sync.leases, index, scope),
       kiosk: async () => sync.kiosk && structuredClone(sync.kiosk),
       join: (hub) =>
         serially(async () => {
           const next = copySyncState(sync);
-          const joined = joinedKiosk(next.kiosk, hub, index.size, 'The IndexedDB catalogue', next.leases.length);
-          const changed = joined !== next.kiosk;
-          next.kiosk = joined;
-          if (changed) await commit({ sync: next });
+          next.kiosk = joinedKiosk(next.kiosk, hub, index.size, 'The IndexedDB catalogue', sync.leases.length);
+          if (sync.kiosk === undefined || next.kiosk.hub !== sync.kiosk.hub) await commit({ sync: next });
           return structuredClone(next.kiosk);
         }),
       addBlock: (block) =>
