@@ -9,19 +9,25 @@ import { generateApiKey } from '../core/auth/apiKeys.js';
 import { copyPets } from '../storage/copyPets.js';
 import { TargetNotEmptyError } from '../storage/PetContent.js';
 import { reasonOf } from '../storage/reasonOf.js';
-import { collectKeys } from './cli/collectKeys.js';
+import { collectKeys, toApiKey } from './cli/collectKeys.js';
 import type { CopySettings } from './cli/copyCommand.js';
+import { createBrowserKioskRoute } from './cli/createBrowserKioskRoute.js';
 import { type CliLog, createCliLog, type LogStream } from './cli/createCliLog.js';
+import { createKeyReload } from './cli/createKeyReload.js';
 import { createLineWriter, type LineWriter } from './cli/createLineWriter.js';
 import { createTestControl } from './cli/createTestControl.js';
+import { folderGivenAsFile } from './cli/folderGivenAsFile.js';
 import { importPets, readAnimalList } from './cli/importPets.js';
+import { type InitWorkerSettings, initWorker } from './cli/initWorkerCommand.js';
 import { openStorage } from './cli/openStorage.js';
 import { parseCommandLine } from './cli/parseCommandLine.js';
 import { readCursorSecret } from './cli/readCursorSecret.js';
+import { reloadOnHangup } from './cli/reloadOnHangup.js';
 import type { ServeSettings } from './cli/serveCommand.js';
 import { startFailure } from './cli/startFailure.js';
 import { stopPretenuring } from './cli/stopPretenuring.js';
 import { UsageError } from './cli/UsageError.js';
+import { watchKeyFiles } from './cli/watchKeyFiles.js';
 import { watchParent } from './cli/watchParent.js';
 import { writeKeyFile } from './cli/writeKeyFile.js';
 import { createPrometheusMetrics } from './node/createPrometheusMetrics.js';
@@ -38,6 +44,7 @@ const err = (line: string) => process.stderr.write(`${line}\n`);
 const USAGE_LINES = {
   serve: 'Usage: animal-store serve [options] [FILE]   (animal-store --help lists every option)',
   copy: 'Usage: animal-store copy --from PLACE --to PLACE [--replace] [--schema NAME]',
+  'init-worker': 'Usage: animal-store init-worker DIR',
 };
 
 /**
@@ -54,22 +61,32 @@ const start = async (settings: ServeSettings, { log, writers }: ServeOutput) => 
   const seed = settings.seedFile === undefined ? undefined : await loadSeedFile(settings.seedFile);
   // The server never runs open: with no key configured, it makes one for this run.
   const generated = configured.length === 0 ? generateApiKey() : undefined;
-  const keys = generated === undefined ? configured.map(({ key }) => key) : [generated];
+  const keys = generated === undefined ? configured.map(toApiKey) : [generated];
 
   const testCatalogue = settings.testMode ? createTestCatalogue({ seed: seed ?? [], keys }) : undefined;
+  const testControl =
+    testCatalogue &&
+    createTestControl(testCatalogue, {
+      keys,
+      sha256: nodeSha256,
+      delay: settings.delay,
+      reportError: (message, error) => log.error(message, error),
+    });
+  const kioskRoute = settings.browserKiosk ? await createBrowserKioskRoute(settings.basePath) : undefined;
   const storage = testCatalogue?.storage ?? (await openStorage(settings.storage, { seed, onCommit: metrics?.observeCommit, warn }));
   stopPretenuring();
   let replicator: Awaited<ReturnType<typeof startReplicator>> | undefined;
   try {
     if (settings.sync) {
-      const { hub, key, intervalSeconds } = settings.sync;
-      replicator = await startReplicator({ storage, hub, key, intervalSeconds, log: { info: log.info, warn: log.warn } });
+      const { hub, key, intervalSeconds, waitSeconds } = settings.sync;
+      replicator = await startReplicator({ storage, hub, key, intervalSeconds, waitSeconds, log: { info: log.info, warn: log.warn } });
       metrics?.watchSync(replicator.status);
     }
     const keyFile =
       generated !== undefined && settings.storage.kind === 'file' ? await writeKeyFile(settings.storage.file, generated) : undefined;
     const server = await serve({
-      storage,
+      // A kiosk's, so that creates refused for want of ids say why the hub gives none.
+      storage: replicator?.storage ?? storage,
       keys,
       host: settings.host,
       port: settings.port,
@@ -84,16 +101,9 @@ const start = async (settings: ServeSettings, { log, writers }: ServeOutput) => 
       requestIds: true,
       ...(metrics === undefined ? {} : { metrics }),
       ...(replicator === undefined ? {} : { sync: { status: replicator.status } }),
-      ...(testCatalogue === undefined
+      ...(testControl === undefined && kioskRoute === undefined
         ? {}
-        : {
-            intercept: createTestControl(testCatalogue, {
-              keys,
-              sha256: nodeSha256,
-              delay: settings.delay,
-              reportError: (message, error) => log.error(message, error),
-            }),
-          }),
+        : { intercept: async (request: Request) => (await kioskRoute?.(request)) ?? (await testControl?.(request)) }),
       logger: {
         ...(log.access === undefined ? {} : { access: log.access }),
         warn,
@@ -147,10 +157,12 @@ const createServeOutput = (settings: ServeSettings): ServeOutput => {
   return { log, writers };
 };
 
-/** `animal-store serve`: serves until SIGTERM or SIGINT, then exits 0; exits 1 when it cannot start. */
+/** `animal-store serve`: serves until SIGTERM or SIGINT (SIGHUP does not stop it), then exits 0; exits 1 when it cannot start. */
 const run = async (settings: ServeSettings) => {
   const output = createServeOutput(settings);
   const { log } = output;
+  // Operators send SIGHUP to reload; it must never end the server, not even while it starts.
+  const reloadOnHangupWith = reloadOnHangup(log);
   let server: Awaited<ReturnType<typeof start>>;
   try {
     server = await start(settings, output);
@@ -181,9 +193,23 @@ const run = async (settings: ServeSettings) => {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  const reloadKeys = createKeyReload(settings, server.service.keys, log);
+  reloadOnHangupWith(() => reloadKeys('SIGHUP'));
+  if (settings.keyFiles.length > 0) watchKeyFiles(settings.keyFiles, () => reloadKeys('a keys file changed'));
   // Started by npm (npx, npm exec, npm start): stopping npm stops the server, even where the
   // signal never reaches it (npx runs the bin through a shell that does not pass it on).
   if (process.env.npm_command !== undefined) watchParent(() => stop('npm, which started the server, has stopped'));
+};
+
+/** `animal-store init-worker DIR`: writes the worker script, says where, or why not (exit 1). */
+const writeWorker = async (settings: InitWorkerSettings) => {
+  try {
+    const file = await initWorker(settings);
+    out(`wrote ${file}; in the page: await startWorker({ keys: [...] }) from 'animal-store/browser'`);
+  } catch (error) {
+    err(`animal-store: ${reasonOf(error)}`);
+    process.exit(1);
+  }
 };
 
 /** `animal-store copy`: one line saying what was copied, or why nothing was. */
@@ -200,7 +226,7 @@ const copy = async (settings: CopySettings) => {
     out(`copied ${report.pets} animals, ${keys} and the next id ${report.nextId} from ${report.from} to ${report.to}`);
   } catch (error) {
     const advice = error instanceof TargetNotEmptyError ? ' Give --replace to replace it.' : '';
-    err(`animal-store: ${reasonOf(error)}${advice}`);
+    err(`animal-store: ${folderGivenAsFile(error) ?? reasonOf(error)}${advice}`);
     process.exit(1);
   }
 };
@@ -217,6 +243,7 @@ const main = async () => {
   }
   if (request.kind === 'print') process.stdout.write(request.text);
   else if (request.kind === 'copy') await copy(request.settings);
+  else if (request.kind === 'init-worker') await writeWorker(request.settings);
   else await run(request.settings);
 };
 

@@ -1,5 +1,6 @@
 /** @module The service: one function from a Web Request to a Response, as a list of steps. */
-import { createBearerCheck } from './auth/bearer.js';
+import type { ApiKey } from './auth/apiKeys.js';
+import { createKeyRing, type KeyRing } from './auth/createKeyRing.js';
 import type { Catalogue } from './catalogue/Catalogue.js';
 import { buildCatalogue } from './catalogue/createCatalogue.js';
 import { createRequestIds } from './createRequestIds.js';
@@ -13,12 +14,13 @@ import { createEntityTagger } from './http/entityTags.js';
 import type { MaybePromise } from './MaybePromise.js';
 import type { PetStorage } from './PetStorage.js';
 import { createDeprecationTracker, type DeprecatedUse } from './routing/createDeprecationTracker.js';
+import { createPetTexts } from './routing/createPetTexts.js';
 import { createRouter, normaliseBasePath, type Route } from './routing/createRouter.js';
 import { docsAssetRoute, docsRoute, openApiRoute } from './routing/documentRoutes.js';
 import { healthRoute } from './routing/healthRoute.js';
 import { createPetRoute, getPetRoute, listPetsRoute } from './routing/petRoutes.js';
-import { syncRoutes } from './routing/syncRoutes.js';
-import type { SyncStatus } from './schemas/SyncSchemas.js';
+import { describeFleet, syncRoutes } from './routing/syncRoutes.js';
+import type { SyncKiosk, SyncStatus } from './schemas/SyncSchemas.js';
 import { authStep } from './steps/authStep.js';
 import { composeSteps, type Step } from './steps/composeSteps.js';
 import { corsHeadersStep, preflightStep } from './steps/corsSteps.js';
@@ -29,6 +31,8 @@ import { rateLimitStep } from './steps/rateLimitStep.js';
 import { requestIdStep } from './steps/requestIdStep.js';
 import { respondStep } from './steps/respondStep.js';
 import { routeRulesStep } from './steps/routeRulesStep.js';
+import { scopeStep } from './steps/scopeStep.js';
+import { createFleet } from './sync/createFleet.js';
 
 export type { DeprecatedUse } from './routing/createDeprecationTracker.js';
 
@@ -47,6 +51,8 @@ export interface AccessLogEntry {
   operation: string | undefined;
   /** The request's id, when the service gives ids (see `requestIds`). */
   requestId?: string;
+  /** The calling key's name (its fingerprint when it has none), once authenticated; never the key. */
+  key?: string;
 }
 
 /** Where the service reports; every member is optional. */
@@ -63,8 +69,13 @@ export interface PetServiceLogger {
 export interface PetServiceOptions {
   /** Where the animals live. */
   storage: PetStorage;
-  /** The API keys accepted as `Authorization: Bearer <key>`; several at once for rotation. */
-  keys: readonly string[];
+  /**
+   * The API keys accepted as `Authorization: Bearer <key>`; several at once for rotation. A
+   * plain string may do everything; an `ApiKey` (`{ key, scopes, name }`) only what its
+   * scopes (`read`, `create`, `sync`) allow, and is named in logs, metrics and the fleet
+   * view by its name. `service.keys.replace()` changes them while the service runs.
+   */
+  keys: readonly (string | ApiKey)[];
   /** The path the operations live under; `/v1` by default. */
   basePath?: string;
   /**
@@ -134,6 +145,15 @@ export interface PetService {
   catalogue: Catalogue;
   /** Calls of the deprecated getPet, per key. */
   deprecatedUses(): DeprecatedUse[];
+  /** The keys in force: `service.keys.replace(keys)` changes them without a restart. */
+  keys: KeyRing;
+  /**
+   * Ends the sync pulls waiting for animals now (each answers what it has) and lets later
+   * ones answer at once: `serve()`'s `close` calls it before waiting for requests in flight.
+   */
+  stop(): void;
+  /** The fleet view (`GET {base}/sync/kiosks`): each key in force that may sync; empty when the storage cannot sync. */
+  kiosks(): Promise<SyncKiosk[]>;
 }
 
 /**
@@ -154,7 +174,12 @@ export const createPetService = (options: PetServiceOptions): PetService => {
   const deprecation = createDeprecationTracker(warn);
   const storageFailures = createStorageFailureLog(reportError, warn);
   const tagOf = createEntityTagger(sha256);
+  // The texts of the animals this service served, shared by its list and getPet routes alone.
+  const texts = createPetTexts();
   const { storage, docsAssets } = options;
+  const keys = createKeyRing(options.keys, sha256, options.minimumKeyLength);
+  const fleet = createFleet();
+  const stopping = new AbortController();
   const { catalogue, creation, getPet, listPets, listPetsText } = buildCatalogue({
     storage,
     sha256,
@@ -169,17 +194,18 @@ export const createPetService = (options: PetServiceOptions): PetService => {
   const router = createRouter(basePath, {
     pets: {
       operations: { GET: 'listPets', POST: 'createPet' },
+      scopes: { GET: 'read', POST: 'create' },
       methods: {
-        GET: listPetsRoute(listPets, tagOf, listPetsText),
+        GET: listPetsRoute(listPets, tagOf, texts, listPetsText),
         POST: createPetRoute(creation, { idempotencyKeyRequired: options.idempotency?.required ?? false }),
       },
     },
-    pet: { operations: { GET: 'getPet' }, methods: { GET: getPetRoute(getPet, tagOf) }, deprecated: true },
+    pet: { operations: { GET: 'getPet' }, scopes: { GET: 'read' }, methods: { GET: getPetRoute(getPet, tagOf, texts) }, deprecated: true },
     openApi: { operations: { GET: 'getOpenApiDocument' }, methods: { GET: openApiRoute() }, public: true },
     docs: { operations: { GET: 'getReference' }, methods: { GET: docsRoute(docsAssets) }, public: true },
     docsAsset: { methods: { GET: docsAssetRoute(docsAssets) }, public: true },
     health,
-    more: syncRoutes(storage, options.sync?.status),
+    more: syncRoutes(storage, { status: options.sync?.status, fleet, keys, stopping: stopping.signal }),
   });
 
   // Timings need sub-millisecond readings, which Date.now lacks: requests are timed by the
@@ -193,9 +219,10 @@ export const createPetService = (options: PetServiceOptions): PetService => {
     ...(options.requestIds ? [requestIdStep(createRequestIds())] : []),
     parseStep(router),
     preflightStep(cors, router.allowOf),
-    authStep(createBearerCheck(options.keys, sha256, options.minimumKeyLength)),
+    authStep(keys.check),
     ...(options.rateLimit === undefined ? [] : [rateLimitStep(createRateLimiter(options.rateLimit))]),
     routeRulesStep({ deprecation, allowOf: router.allowOf }),
+    scopeStep(),
     handlerStep,
   ];
   const run = composeSteps(steps);
@@ -227,5 +254,8 @@ export const createPetService = (options: PetServiceOptions): PetService => {
   service.handle = handle;
   service.catalogue = catalogue;
   service.deprecatedUses = deprecation.uses;
+  service.keys = keys;
+  service.stop = () => stopping.abort();
+  service.kiosks = async () => (storage.sync ? describeFleet(storage, { fleet, keys }) : []);
   return service;
 };

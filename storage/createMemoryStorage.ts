@@ -3,18 +3,25 @@ import { AnimalStoreError } from '../core/AnimalStoreError.js';
 import type { PetStorage } from '../core/PetStorage.js';
 import type { NewPet } from '../core/schemas/NewPet.js';
 import type { Pet } from '../core/schemas/Pet.js';
+import { createArrivals } from '../core/sync/createArrivals.js';
 import type { SyncStorage } from '../core/sync/SyncStorage.js';
 import { IdempotencyKeys } from './IdempotencyKeys.js';
 import { KeySweep, type KeySweepOptions } from './KeySweep.js';
 import { PetIndex } from './PetIndex.js';
+import { LeaseUse } from './sync/LeaseUse.js';
 import {
   addKioskBlock,
+  checkKioskBlock,
   checkPush,
   countUnpushed,
   findUnpushed,
+  heldInRange,
   joinedKiosk,
+  leaseStart,
   markKioskPushed,
+  refuseAtKiosk,
   type SyncState,
+  skipPulledOwnIds,
   takeKioskId,
 } from './sync/syncState.js';
 
@@ -86,6 +93,8 @@ export const createMemoryStorage = (
     if (index.size + keys.size + entries > limit) throw full(limit);
   };
   let sync: SyncState = { leases: [] };
+  const leaseUse = new LeaseUse();
+  const arrivals = createArrivals();
   /** The id the next local create gets on a catalogue that is not a kiosk: above every id held or leased. */
   let nextId = index.lastId + 1;
   const create = ({ name, categoryId, status }: NewPet, withKey: boolean): Pet => {
@@ -93,8 +102,10 @@ export const createMemoryStorage = (
     makeRoom(withKey ? 2 : 1);
     const id = sync.kiosk ? takeKioskId(sync.kiosk) : Math.max(nextId, index.lastId + 1);
     const pet: Pet = { id, name, categoryId, status };
+    index.refuseTaken([pet], 'create');
     index.add(pet);
     nextId = Math.max(nextId, id + 1);
+    arrivals.notify();
     return pet;
   };
   return {
@@ -118,28 +129,38 @@ export const createMemoryStorage = (
     },
     sync: {
       async lease(scope, size) {
-        const first = Math.max(nextId, index.lastId + 1);
+        refuseAtKiosk(sync, 'lease');
+        leaseUse.refuseBeyondBound(sync.leases, index, scope);
+        const first = leaseStart(nextId, index.lastId, sync.leases);
         const lease = { scope, first, last: first + size - 1 };
         sync.leases.push(lease);
         nextId = lease.last + 1;
         return { first: lease.first, last: lease.last };
       },
       async store(scope, pushed) {
+        refuseAtKiosk(sync, 'push');
         const fresh = checkPush(sync.leases, scope, index, pushed);
+        index.refuseTaken(fresh, 'sync');
         makeRoom(fresh.length);
         for (const pet of fresh) index.add(pet);
         nextId = Math.max(nextId, index.lastId + 1);
+        if (fresh.length > 0) arrivals.notify();
         return { stored: fresh.length, present: pushed.length - fresh.length };
+      },
+      onArrival: (listener) => arrivals.subscribe(listener),
+      async leasesOf(scope) {
+        return leaseUse.count(sync.leases, index, scope);
       },
       async kiosk() {
         return sync.kiosk && structuredClone(sync.kiosk);
       },
       async join(hub) {
-        sync.kiosk = joinedKiosk(sync.kiosk, hub, index.size, 'The memory storage');
+        sync.kiosk = joinedKiosk(sync.kiosk, hub, index.size, 'The memory storage', sync.leases.length);
         return structuredClone(sync.kiosk);
       },
       async addBlock(block) {
-        if (sync.kiosk) addKioskBlock(sync.kiosk, block);
+        const { kiosk } = sync;
+        if (kiosk && !checkKioskBlock(kiosk, block, (first, last) => heldInRange(index, first, last))) addKioskBlock(kiosk, block);
       },
       async unpushed(limit) {
         return sync.kiosk ? findUnpushed(sync.kiosk, index, limit) : { pets: [], through: 0 };
@@ -155,9 +176,15 @@ export const createMemoryStorage = (
         for (const { id, name, categoryId, status } of pulled) {
           if (!index.has(id) && !fresh.has(id)) fresh.set(id, { id, name, categoryId, status });
         }
-        makeRoom(fresh.size);
-        for (const pet of fresh.values()) index.add(pet);
-        if (sync.kiosk) sync.kiosk.checkpoint = checkpoint;
+        const pets = [...fresh.values()];
+        index.refuseTaken(pets, 'sync');
+        makeRoom(pets.length);
+        for (const pet of pets) index.add(pet);
+        if (sync.kiosk) {
+          skipPulledOwnIds(sync.kiosk, pets);
+          sync.kiosk.checkpoint = checkpoint;
+        }
+        if (pets.length > 0) arrivals.notify();
         return fresh.size;
       },
     },

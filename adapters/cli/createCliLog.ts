@@ -55,7 +55,8 @@ const describeError = (error: unknown): string | undefined => {
 /**
  * Creates the log. An access line holds the time, method, path (never the query, which may
  * hold a cursor), status and milliseconds; in JSON also the level, request id, operation
- * and `durationMs` to the microsecond. No line ever holds a header, so never a key.
+ * and `durationMs` to the microsecond; last, the calling key's name (its fingerprint when it
+ * has none), after authentication. No line ever holds a header, so never a key.
  */
 export const createCliLog = ({ format, quiet, out, err, now = Date.now }: CliLogOptions): CliLog => {
   // A loaded server writes many lines within one millisecond: their time is written once.
@@ -83,7 +84,7 @@ export const createCliLog = ({ format, quiet, out, err, now = Date.now }: CliLog
       },
       access: quiet
         ? undefined
-        : ({ method, path, status, milliseconds, operation, requestId }) =>
+        : ({ method, path, status, milliseconds, operation, requestId, key }) =>
             out(
               JSON.stringify({
                 time: time(),
@@ -93,6 +94,8 @@ export const createCliLog = ({ format, quiet, out, err, now = Date.now }: CliLog
                 path,
                 status,
                 operation: operation ?? null,
+                // The calling key's name once authenticated, null before (never the key).
+                key: key ?? null,
                 durationMs: Math.round(milliseconds * 1000) / 1000,
               }),
             ),
@@ -108,6 +111,7 @@ export const createCliLog = ({ format, quiet, out, err, now = Date.now }: CliLog
     },
     access: quiet
       ? undefined
-      : ({ method, path, status, milliseconds }) => out(`${time()} ${method} ${path} ${status} ${milliseconds.toFixed(1)}ms`),
+      : ({ method, path, status, milliseconds, key }) =>
+          out(`${time()} ${method} ${path} ${status} ${milliseconds.toFixed(1)}ms${key === undefined ? '' : ` ${key}`}`),
   };
 };

@@ -5,6 +5,7 @@
  */
 import * as v from 'valibot';
 import { AnimalStoreError } from '../../core/AnimalStoreError.js';
+import type { ApiKey } from '../../core/auth/apiKeys.js';
 import { createBearerCheck } from '../../core/auth/bearer.js';
 import type { Sha256 } from '../../core/digest.js';
 import { createResponder } from '../../core/http/createResponder.js';
@@ -29,7 +30,7 @@ const FaultBody = v.object({
 /** What the endpoints need beside the catalogue. */
 export interface TestControlOptions {
   /** The keys the server accepts: the endpoints take the same ones. */
-  keys: readonly string[];
+  keys: readonly (string | ApiKey)[];
   sha256: Sha256;
   /** Milliseconds every other answer waits (`--delay`); 0 for none. */
   delay: number;

@@ -1,10 +1,11 @@
 /** @module `animal-store serve`: its flags, and the settings a command line asks for. */
 import { existsSync } from 'node:fs';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { parseApiKeyList } from '../../core/auth/apiKeys.js';
+import { parseApiKeyList, type Scope } from '../../core/auth/apiKeys.js';
 import type { RateLimitOptions } from '../../core/http/createRateLimiter.js';
 import { MAX_MEMORY_LIMIT } from '../../storage/createMemoryStorage.js';
 import { DEFAULT_EXEMPT_ADDRESSES, SERVE_LIMIT_DEFAULTS, type ServeLimit } from '../node/serve.js';
+import { closestCommand } from './closestCommand.js';
 import { DEFAULT_LOG_BUFFER_BYTES } from './createLineWriter.js';
 import {
   collect,
@@ -29,6 +30,10 @@ export type StorageChoice =
 export interface ConfiguredKey {
   key: string;
   source: string;
+  /** What the key may do (a keys-file line's scopes); every scope when left out. */
+  scopes?: Scope[];
+  /** The key's name for logs, metrics and the fleet view (a keys-file line's `name=`). */
+  name?: string;
 }
 
 /** The settings of a `serve` run, as the command line gives them (files are read at start, not here). */
@@ -61,6 +66,8 @@ export interface ServeSettings {
   delay: number;
   /** `--sync-with` and its companions: this server is a kiosk of that hub. */
   sync: SyncSettings | undefined;
+  /** `--browser-kiosk`: serve the kiosk web app under /kiosk/. */
+  browserKiosk: boolean;
 }
 
 /** The default data file, relative to the working directory. */
@@ -89,6 +96,7 @@ interface ServeFlags {
   quiet?: boolean;
   maxLogBuffer: number;
   metrics?: boolean;
+  browserKiosk?: boolean;
   testMode?: boolean;
   delay?: number;
   headersTimeout: number;
@@ -104,6 +112,7 @@ interface ServeFlags {
   syncWith?: string;
   syncKey?: string;
   syncInterval: number;
+  syncWait: number;
 }
 
 /** One flag per `serve()` limit, named after its option, with the same default. */
@@ -127,6 +136,7 @@ const ENVIRONMENT_HELP = `
 Environment:
   PORT                          the port, when --port is not given
   DATABASE_URL                  as --database; --data, FILE, --memory and --test-mode win over it
+  ANIMAL_STORE_MEMORY_LIMIT     as --memory-limit
   ANIMAL_STORE_API_KEYS         accepted API keys, comma-separated (beside --api-key and --api-key-file)
   ANIMAL_STORE_CURSOR_SECRET    as --cursor-secret
   ANIMAL_STORE_EXEMPT_ADDRESSES as --exempt-addresses
@@ -134,11 +144,12 @@ Environment:
   ANIMAL_STORE_SYNC_WITH        as --sync-with
   ANIMAL_STORE_SYNC_KEY         as --sync-key
   ANIMAL_STORE_SYNC_INTERVAL    as --sync-interval
+  ANIMAL_STORE_SYNC_WAIT        as --sync-wait
 
 With no key given, the server makes one for the run: it is printed on stderr and, with a
 data file, written (mode 0600) to api-key beside it, e.g. data/api-key.
 
-Exit codes: 0 after a clean stop (SIGTERM, SIGINT), 1 when it cannot start, 2 for a
+Exit codes: 0 after a clean stop (SIGTERM, SIGINT; SIGHUP never stops it), 1 when it cannot start, 2 for a
 command-line mistake.
 
 Examples:
@@ -165,7 +176,7 @@ export const addServeCommand = (program: Command): Command => {
     .argument('[FILE]', `the JSON data file to keep animals in (as --data FILE; default ${DEFAULT_DATA_FILE})`)
     .allowExcessArguments();
 
-  serve.optionsGroup('Where the animals live:');
+  serve.optionsGroup('Storage (where the animals live):');
   serve
     .addOption(
       new Option('--data <FILE>', `the JSON data file (default ${DEFAULT_DATA_FILE}); created, mode 0600, when missing`).conflicts(
@@ -187,7 +198,10 @@ export const addServeCommand = (program: Command): Command => {
       ),
     )
     .addOption(new Option('--schema <NAME>', "the database's PostgreSQL schema (default animal_store)").argParser(parseSchema))
-    .option('--seed <FILE>', 'start with these animals (an array of animals or new animals, or a data file): memory or a new data file');
+    .option(
+      '--seed <FILE>',
+      'start with these animals (an array of animals or new animals, or a data file): memory or a new data file, never with --sync-with',
+    );
 
   serve.optionsGroup('Listening:');
   serve
@@ -198,10 +212,14 @@ export const addServeCommand = (program: Command): Command => {
 
   serve.optionsGroup('Keys and secrets:');
   serve
-    .option('--api-key-file <FILE>', 'a file of accepted API keys, one per line (# comments); keep it chmod 600; repeatable', collect)
+    .option(
+      '--api-key-file <FILE>',
+      'a file of accepted API keys, a line each: KEY [SCOPE…] [name=NAME] (scopes read, create, sync; none for all); read again when it changes and on SIGHUP; keep it chmod 600; repeatable',
+      collect,
+    )
     .option(
       '--api-key <KEY>',
-      'an accepted API key; repeatable. Every local user can read it in the process list: prefer --api-key-file or ANIMAL_STORE_API_KEYS',
+      'an accepted API key; repeatable. Every local user can read it in the process list: prefer --api-key-file or the variable (env: ANIMAL_STORE_API_KEYS, keys split by commas)',
       collect,
     )
     .addOption(
@@ -221,7 +239,7 @@ export const addServeCommand = (program: Command): Command => {
       new Option('--idempotency-key-lifetime <SECONDS>', 'how long an Idempotency-Key is kept').argParser(wholeNumber(1)).default(86_400),
     );
 
-  serve.optionsGroup('Limits (see docs/bounds.md):');
+  serve.optionsGroup('Network limits (see docs/network.md):');
   for (const [name, flags, description] of LIMIT_FLAGS) {
     serve.addOption(new Option(flags, description).argParser(wholeNumber(1)).default(SERVE_LIMIT_DEFAULTS[name]));
   }
@@ -256,9 +274,15 @@ export const addServeCommand = (program: Command): Command => {
 
   addSyncOptions(serve);
 
+  serve.optionsGroup('Kiosk in the browser:');
+  serve.option(
+    '--browser-kiosk',
+    'serve the kiosk web app under /kiosk/ (a tablet opens /kiosk/#key=KEY once; it then works offline and syncs with this server)',
+  );
+
   serve.optionsGroup('End-to-end tests:');
   serve
-    .option('--test-mode', 'memory only: adds POST /_test/reset, POST and DELETE /_test/faults (key-protected)')
+    .option('--test-mode', 'memory only, never with --sync-with: adds POST /_test/reset, POST and DELETE /_test/faults (key-protected)')
     .addOption(new Option('--delay <MS>', 'with --test-mode: every answer waits MS milliseconds').argParser(wholeNumber(0)));
 
   serve.optionsGroup('Other:');
@@ -298,8 +322,9 @@ const readStorage = (command: Command, flags: ServeFlags, file: string | undefin
   if (file !== undefined && flags.data !== undefined) throw new UsageError('give the data file once: as FILE or as --data FILE');
   // A mistyped command must not become a new data file of that name.
   if (file !== undefined && !/\.json$/i.test(file) && !existsSync(file)) {
+    const meant = closestCommand(file, ['serve', 'copy', 'init-worker']);
     throw new UsageError(
-      `unknown command ${JSON.stringify(file.slice(0, 40))}; the commands are serve and copy (a data file given as FILE ends in .json)`,
+      `unknown command ${JSON.stringify(file.slice(0, 40))}; ${meant === undefined ? '' : `did you mean ${meant}? `}the commands are serve, copy and init-worker (a data file given as FILE ends in .json)`,
     );
   }
   const dataFile = file ?? flags.data;
@@ -334,6 +359,27 @@ const readStorage = (command: Command, flags: ServeFlags, file: string | undefin
 };
 
 /**
+ * Refuses `--test-mode` and `--seed` beside `--sync-with` (or ANIMAL_STORE_SYNC_WITH), before
+ * anything is opened or written: test animals, and ids a reset gives again, must never reach
+ * a real hub, and seeded animals are made without sync, so their ids could collide with the
+ * hub's.
+ */
+const refuseWithSync = (command: Command, flags: ServeFlags): void => {
+  if (flags.syncWith === undefined) return;
+  const sync = command.getOptionValueSource('syncWith') === 'env' ? 'ANIMAL_STORE_SYNC_WITH' : '--sync-with';
+  if (flags.testMode) {
+    throw new UsageError(
+      `--test-mode and ${sync} exclude each other: test animals, and the ids POST /_test/reset gives again, must never reach a real hub. Run a test server without sync, or a kiosk without --test-mode`,
+    );
+  }
+  if (flags.seed !== undefined) {
+    throw new UsageError(
+      `--seed and ${sync} exclude each other: a kiosk's animals come from its hub, and seeded ones, made without sync, could collide with the hub's ids. Seed the hub instead (start it with --seed on a new data file, or animal-store copy --from FILE --to HUB-STORAGE), and start the kiosk without --seed`,
+    );
+  }
+};
+
+/**
  * Reads the settings of a parsed `serve` command and checks what commander cannot: choices
  * that exclude each other, secrets (whose messages never repeat them) and values that
  * depend on one another. Throws a UsageError.
@@ -356,9 +402,14 @@ export const readServeSettings = (command: Command, file: string | undefined, en
       '--seed fills memory or a new data file; to fill a database, copy a data file into it: animal-store copy --from FILE --to URL',
     );
   }
+  // The kiosk's page and its API (/kiosk/v1, answered in the browser) own /kiosk.
+  if (flags.browserKiosk && (flags.basePath === '/kiosk' || flags.basePath.startsWith('/kiosk/'))) {
+    throw new UsageError(`--browser-kiosk serves the kiosk app under /kiosk/, so --base-path cannot be ${flags.basePath}`);
+  }
   if (flags.delay !== undefined && !flags.testMode) {
     throw new UsageError('--delay slows every answer down, for end-to-end tests: it needs --test-mode');
   }
+  refuseWithSync(command, flags);
   const secretSource = command.getOptionValueSource('cursorSecret') === 'env' ? 'ANIMAL_STORE_CURSOR_SECRET' : '--cursor-secret';
   if (flags.cursorSecret !== undefined && flags.cursorSecret.length < 16) {
     throw new UsageError(`${secretSource} must be at least 16 characters`);
@@ -388,5 +439,6 @@ export const readServeSettings = (command: Command, file: string | undefined, en
     testMode: flags.testMode ?? false,
     delay: flags.delay ?? 0,
     sync: readSyncSettings(flags, command, API_KEY_FORMAT),
+    browserKiosk: flags.browserKiosk ?? false,
   };
 };

@@ -207,7 +207,7 @@ export const serve = async (options: ServeOptions): Promise<AnimalStoreServer> =
   const metricsRoute =
     metrics === undefined
       ? undefined
-      : createMetricsRoute(metrics, { ...options, sha256: options.sha256 ?? nodeSha256, Response: fetchAPI.Response, reportError });
+      : createMetricsRoute(metrics, { check: service.keys.check, Response: fetchAPI.Response, reportError });
   // Endpoints beside the interface answer first; only they pay for reading the path here.
   // Without them, answers the service makes at once are written at once (`handle`).
   const handle =
@@ -274,6 +274,8 @@ export const serve = async (options: ServeOptions): Promise<AnimalStoreServer> =
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      // Waiting sync pulls answer now, so the stop need not wait out their waits.
+      service.stop();
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       // Keep-alive sockets would hold close() open: drop idle ones now and as they go idle.
       server.closeIdleConnections();

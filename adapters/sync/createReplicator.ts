@@ -2,9 +2,10 @@
 import type { PetStorage } from '../../core/PetStorage.js';
 import type { Pet } from '../../core/schemas/Pet.js';
 import type { SyncStatus } from '../../core/schemas/SyncSchemas.js';
-import { createSyncClient, type SyncClient } from '../../core/sync/createSyncClient.js';
+import { createSyncClient, type SyncClient, SyncHubError } from '../../core/sync/createSyncClient.js';
 import type { SyncStorage } from '../../core/sync/SyncStorage.js';
 import { idsLeft } from '../../storage/sync/syncState.js';
+import { explainRefusedCreates } from './explainRefusedCreates.js';
 
 /** How a kiosk syncs. */
 export interface ReplicatorOptions {
@@ -16,6 +17,11 @@ export interface ReplicatorOptions {
   key: string;
   /** Seconds between rounds of sync; 5 by default. */
   intervalSeconds?: number;
+  /**
+   * Seconds each live pull may wait at the hub for an animal (1 to 60; 25 by default, under
+   * the 30 s idle cut of most proxies); 0 turns live pulls off, leaving the rounds alone.
+   */
+  waitSeconds?: number;
   /** Where the replicator reports: reachability changes and failures. */
   log?: { info?(message: string, fields?: Record<string, unknown>): void; warn?(message: string, fields?: Record<string, unknown>): void };
   /** The client of the hub; made from `hub` and `key` by default (tests pass their own). */
@@ -32,7 +38,18 @@ export interface Replicator {
   syncNow(): Promise<void>;
   /** Stops the rounds; resolves once the round in flight (if any) ended. */
   stop(): Promise<void>;
+  /**
+   * The kiosk's storage as a service should be given it: the same storage, but a create
+   * refused for want of leased ids says why when the hub refuses the kiosk's sync key.
+   */
+  readonly storage: PetStorage;
 }
+
+/** What the status, the log and refused creates say when the hub refuses the kiosk's key (401 or 403). */
+const keyRefusal = (hub: string, status: number, detail: string): { problem: string; forCreates: string } => ({
+  problem: `the hub ${hub} refuses this kiosk's sync key: it answered ${status} (${detail}); give --sync-key (or ANIMAL_STORE_SYNC_KEY) a key the hub accepts`,
+  forCreates: `The hub refuses this kiosk's sync key (it answered ${status}), so it leases no ids to this kiosk: the operator must give the kiosk a sync key the hub accepts.`,
+});
 
 /** Below this many leased ids left, a kiosk asks for another block: half a block, well before it runs out. */
 export const LEASE_LOW_WATER = 500;
@@ -41,6 +58,23 @@ const PUSH_BATCH = 500;
 const PUSH_BYTES = 60_000;
 /** The animals one pull asks for. */
 const PULL_BATCH = 1000;
+/** How long after a local create its push starts: creates that come together go up together. */
+const PUSH_DELAY_MILLISECONDS = 50;
+/** The default wait of a live pull, in seconds: under the 30 s idle timeout of most proxies. */
+export const LIVE_PULL_WAIT_SECONDS = 25;
+
+/** Resolves after `milliseconds`, or at once when `signal` aborts. */
+const sleep = (milliseconds: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, milliseconds);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done);
+  });
 
 /**
  * Starts syncing `storage` with its hub: joins the hub durably (throws a SyncJoinError when
@@ -53,7 +87,10 @@ const PULL_BATCH = 1000;
  * a round.
  */
 export const startReplicator = async (options: ReplicatorOptions): Promise<Replicator> => {
-  const { storage, hub, key, intervalSeconds = 5, log = {}, now = Date.now } = options;
+  const { storage, hub, key, intervalSeconds = 5, waitSeconds = LIVE_PULL_WAIT_SECONDS, log = {}, now = Date.now } = options;
+  if (!Number.isInteger(waitSeconds) || waitSeconds < 0 || waitSeconds > 60) {
+    throw new TypeError(`waitSeconds must be a whole number from 0 to 60, not ${String(waitSeconds)}.`);
+  }
   const sync: SyncStorage | undefined = storage.sync;
   if (!sync) throw new TypeError('This storage cannot sync: a kiosk keeps its animals in memory or in a JSON data file.');
   await sync.join(hub);
@@ -61,11 +98,16 @@ export const startReplicator = async (options: ReplicatorOptions): Promise<Repli
 
   let reachable = false;
   let problem: string | null = 'not tried yet';
+  /** Set while the hub refuses the key: what refused creates say. */
+  let refusedKey: string | undefined;
   let lastPush: number | undefined;
   let lastPull: number | undefined;
   let round: Promise<void> | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
+  /** Set when a round is asked for while one runs: another runs right after it. */
+  let again = false;
+  const live = new AbortController();
 
   const leaseAhead = async () => {
     for (let leases = 0; leases < 2; leases++) {
@@ -88,7 +130,11 @@ export const startReplicator = async (options: ReplicatorOptions): Promise<Repli
       }
       const cut = batch.length < pets.length;
       const pushedThrough = (await sync.kiosk())?.pushedThrough ?? 0;
-      if (batch.length > 0) pushed += (await client.push(batch)).stored;
+      if (batch.length > 0) {
+        pushed += (await client.push(batch)).stored;
+        // The last push the hub answered, whatever it stored; a round that pushes nothing is no exchange.
+        lastPush = now();
+      }
       const reached = cut ? batch.at(-1)!.id : through;
       if (reached !== pushedThrough) await sync.markPushed(reached);
       if (!cut && pets.length < PUSH_BATCH) return pushed;
@@ -100,24 +146,46 @@ export const startReplicator = async (options: ReplicatorOptions): Promise<Repli
     for (;;) {
       const checkpoint = (await sync.kiosk())?.checkpoint ?? 0;
       const answer = await client.pull(checkpoint, PULL_BATCH);
+      lastPull = now();
       if (answer.pets.length > 0 || answer.checkpoint !== checkpoint) pulled += await sync.insertPulled(answer.pets, answer.checkpoint);
       if (answer.pets.length < PULL_BATCH) return pulled;
     }
   };
 
-  const runRound = async () => {
+  /** Leases ahead; a hub refusing the lease (429: too many unused blocks) does not stop the push and pull. */
+  const leaseOrSayWhyNot = async (): Promise<string | null> => {
     try {
       await leaseAhead();
+      return null;
+    } catch (error) {
+      if (!(error instanceof SyncHubError) || error.status !== 429) throw error;
+      return error.message;
+    }
+  };
+
+  const runRound = async () => {
+    try {
+      const leaseProblem = await leaseOrSayWhyNot();
       const pushed = await pushAll();
-      lastPush = now();
       const pulled = await pullAll();
-      lastPull = now();
       if (!reachable) log.info?.(`sync: reached the hub ${hub}`, { hub });
       if (pushed > 0 || pulled > 0) log.info?.(`sync: pushed ${pushed} and pulled ${pulled} animals`, { hub, pushed, pulled });
+      if (leaseProblem !== null && leaseProblem !== problem) log.warn?.(`sync: ${leaseProblem}`, { hub });
       reachable = true;
-      problem = null;
+      problem = leaseProblem;
+      refusedKey = undefined;
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      // Never the key itself, whatever a hub's answer echoes.
+      const message = (error instanceof Error ? error.message : String(error)).replaceAll(key, '[the sync key]');
+      let reason = message;
+      refusedKey = undefined;
+      if (error instanceof SyncHubError && (error.status === 401 || error.status === 403)) {
+        const detail = message.replace(/^the hub \S+ answered [0-9]+: /, '');
+        const refusal = keyRefusal(hub, error.status, detail);
+        reason = refusal.problem;
+        refusedKey = refusal.forCreates;
+      }
+      // Once per reason, not every round.
       if (reachable || problem !== reason) log.warn?.(`sync: ${reason}; local creates are kept and go up once the hub is reached`, { hub });
       reachable = false;
       problem = reason;
@@ -125,19 +193,71 @@ export const startReplicator = async (options: ReplicatorOptions): Promise<Repli
   };
 
   const syncNow = (): Promise<void> => {
-    round ??= runRound().finally(() => {
+    round ??= (async () => {
+      do {
+        again = false;
+        await runRound();
+      } while (again && !stopped);
+    })().finally(() => {
       round = undefined;
     });
     return round;
   };
+  /** A round that starts after now (the one running may have passed the step that was wanted). */
+  const roundAfterNow = (): Promise<void> => {
+    if (round === undefined) return syncNow();
+    again = true;
+    return round;
+  };
+
+  // A local create goes up within a moment, not at the next round.
+  let pushSoon: ReturnType<typeof setTimeout> | undefined;
+  const stopListening = sync.onArrival?.(() => {
+    if (stopped || pushSoon !== undefined) return;
+    pushSoon = setTimeout(() => {
+      pushSoon = undefined;
+      // Pulled animals arrive too; only animals waiting to go up need a round.
+      void sync.waiting().then(
+        (waiting) => (waiting > 0 && !stopped ? roundAfterNow() : undefined),
+        () => undefined,
+      );
+    }, PUSH_DELAY_MILLISECONDS);
+  });
+
+  /**
+   * Live pulls: one pull at a time waits at the hub for the next animal after the kiosk's
+   * checkpoint; when one comes, a round brings it (and whatever came with it) down. The
+   * round stays the one writer of pulled animals and the checkpoint. A hub that cannot be
+   * reached, or that answers at once without waiting, is asked again after a round's interval.
+   */
+  const pullLive = async () => {
+    while (!stopped) {
+      const started = performance.now();
+      try {
+        const checkpoint = (await sync.kiosk())?.checkpoint ?? 0;
+        const answer = await client.pull(checkpoint, 1, { wait: waitSeconds, signal: live.signal });
+        if (answer.pets.length > 0) {
+          await roundAfterNow();
+          if (!reachable) await sleep(intervalSeconds * 1000, live.signal);
+        } else if (performance.now() - started < 500) {
+          await sleep(intervalSeconds * 1000, live.signal);
+        }
+      } catch {
+        await sleep(intervalSeconds * 1000, live.signal);
+      }
+    }
+  };
+  let living: Promise<void> | undefined;
 
   const schedule = () => {
     if (stopped) return;
-    timer = setTimeout(() => {
-      void syncNow().then(schedule);
-    }, intervalSeconds * 1000);
+    timer = setTimeout(() => void syncNow().then(schedule), intervalSeconds * 1000);
   };
-  void syncNow().then(schedule);
+  // One live pull loop for the replicator's life, from the end of its first round.
+  void syncNow().then(() => {
+    schedule();
+    if (waitSeconds > 0 && !stopped) living = pullLive();
+  });
 
   const iso = (time: number | undefined) => (time === undefined ? null : new Date(time).toISOString());
   return {
@@ -154,10 +274,15 @@ export const startReplicator = async (options: ReplicatorOptions): Promise<Repli
       };
     },
     syncNow,
+    storage: explainRefusedCreates(storage, () => refusedKey),
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      clearTimeout(pushSoon);
+      stopListening?.();
+      live.abort();
       await round;
+      await living;
     },
   };
 };

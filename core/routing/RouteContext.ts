@@ -19,4 +19,6 @@ export interface RouteContext {
   caller?: Caller;
   /** Makes the answers: with their bodies, or for HEAD without them. */
   respond: Responder;
+  /** The wall clock when the request arrived (the service's `now`), in milliseconds since the epoch. */
+  time: number;
 }

@@ -1,4 +1,5 @@
 /** @module Finds the route of a request path: which handlers, which path parameter, which rules. */
+import type { Scope } from '../auth/apiKeys.js';
 import type { MaybePromise } from '../MaybePromise.js';
 import type { RouteContext } from './RouteContext.js';
 
@@ -17,6 +18,8 @@ export interface Route {
   public?: boolean;
   /** Answers carry the deprecation headers and calls are counted per key. */
   deprecated?: boolean;
+  /** The scope each method needs (`every`: a key with every scope); none for public routes. */
+  scopes?: Partial<Record<'GET' | 'POST', Scope | 'every'>>;
 }
 
 /** The routes of the service, by where they live. */

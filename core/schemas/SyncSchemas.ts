@@ -10,6 +10,10 @@ export const PULL_LIMIT_DEFAULT = 1000;
 
 const LIMIT_MESSAGE = `must be a whole number from 1 to ${PULL_LIMIT_MAX} written in decimal digits`;
 
+/** The longest a pull may wait for an animal to arrive, in seconds. */
+export const PULL_WAIT_MAX = 60;
+const WAIT_MESSAGE = `must be a whole number of seconds from 0 to ${PULL_WAIT_MAX} written in decimal digits`;
+
 /** POST {base}/sync/leases: no fields (an empty object, or no body at all). */
 export const SyncLeaseRequest = v.strictObject({});
 
@@ -31,6 +35,11 @@ export const SyncPullQuery = v.strictObject({
   limit: v.optional(
     v.pipe(v.number(LIMIT_MESSAGE), v.integer(LIMIT_MESSAGE), v.minValue(1, LIMIT_MESSAGE), v.maxValue(PULL_LIMIT_MAX, LIMIT_MESSAGE)),
     PULL_LIMIT_DEFAULT,
+  ),
+  /** Seconds to wait for an animal when none follows the checkpoint; 0 (answer at once) by default. */
+  wait: v.optional(
+    v.pipe(v.number(WAIT_MESSAGE), v.integer(WAIT_MESSAGE), v.minValue(0, WAIT_MESSAGE), v.maxValue(PULL_WAIT_MAX, WAIT_MESSAGE)),
+    0,
   ),
 });
 
@@ -65,9 +74,9 @@ export const SyncStatus = v.strictObject({
   waiting: v.pipe(v.number(), v.integer(), v.minValue(0)),
   /** Leased ids left for local creates. */
   idsLeft: v.pipe(v.number(), v.integer(), v.minValue(0)),
-  /** When the last push (or a check that nothing was waiting) succeeded, ISO 8601; null before the first. */
+  /** When the hub last answered a push of this kiosk's animals, ISO 8601; null before the first. */
   lastPush: v.nullable(v.string()),
-  /** When the last pull succeeded, ISO 8601; null before the first. */
+  /** When the hub last answered a pull, ISO 8601; null before the first. */
   lastPull: v.nullable(v.string()),
   /** Why the last exchange failed, for an operator; null while reachable. */
   problem: v.nullable(v.string()),
@@ -75,3 +84,35 @@ export const SyncStatus = v.strictObject({
 
 /** A kiosk's sync state. */
 export type SyncStatus = v.InferOutput<typeof SyncStatus>;
+
+/** How far behind a kiosk's checkpoint is counted, at most: past it the fleet view says this many. */
+export const BEHIND_COUNTED_MAX = PULL_LIMIT_MAX;
+
+/** One sync key as the fleet view shows it. */
+export const SyncKiosk = v.strictObject({
+  /** The key's name, or its fingerprint (first 12 hex digits of its SHA-256) when it has none. */
+  name: v.string(),
+  /** When it last leased ids, pushed, pulled (ISO 8601), since the hub started; null before. */
+  lastLease: v.nullable(v.string()),
+  lastPush: v.nullable(v.string()),
+  lastPull: v.nullable(v.string()),
+  /** Animals it pushed that were new here, since the hub started. */
+  pushed: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  /** Blocks of ids leased to it (kept by the storage), and how many hold no animal yet. */
+  blocks: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  unusedBlocks: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  /**
+   * Animals that arrived here after the checkpoint of its last pull, counted up to 5,000;
+   * null before its first pull since the hub started.
+   */
+  behind: v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0))),
+});
+
+/** One sync key in the fleet view. */
+export type SyncKiosk = v.InferOutput<typeof SyncKiosk>;
+
+/** GET {base}/sync/kiosks: every configured key that may sync. */
+export const SyncKiosks = v.strictObject({ kiosks: v.array(SyncKiosk) });
+
+/** The fleet view. */
+export type SyncKiosks = v.InferOutput<typeof SyncKiosks>;

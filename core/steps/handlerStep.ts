@@ -7,9 +7,9 @@ import type { Step } from './composeSteps.js';
  * learnt; the route rules have made sure there is one for the method.
  */
 export const handlerStep: Step = (state) => {
-  const { request, search, base, respond, headers, caller, match, method } = state;
+  const { request, search, base, respond, headers, caller, match, method, time } = state;
   const handler = match!.route.methods[method as 'GET' | 'POST']!;
-  const context: RouteContext = { request, search, base, respond, headers };
+  const context: RouteContext = { request, search, base, respond, headers, time };
   if (caller !== undefined) context.caller = caller;
   if (match!.petId !== undefined) context.petId = match!.petId;
   if (match!.asset !== undefined) context.asset = match!.asset;

@@ -33,10 +33,11 @@ export const respondStep = ({ logger, storageFailures, health, startOf, timer }:
   const finished = (state: RequestState, started: number, response: Response): Response => {
     if (response.status === 201) storageFailures.succeeded();
     if (logger.access) {
-      const { request, method, match, path, requestId } = state;
+      const { request, method, match, path, requestId, caller } = state;
       const operation = match && (method === 'GET' || method === 'POST') ? match.route.operations?.[method] : undefined;
       const entry: AccessLogEntry = { method: request.method, path, status: response.status, milliseconds: timer() - started, operation };
       if (requestId !== undefined) entry.requestId = requestId;
+      if (caller !== undefined) entry.key = caller.name;
       logger.access(entry);
     }
     return response;

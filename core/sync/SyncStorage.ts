@@ -27,6 +27,17 @@ export interface KioskState {
   checkpoint: number;
 }
 
+/** The blocks leased to one sync key. */
+export interface LeaseCount {
+  /** Every block leased to the key. */
+  blocks: number;
+  /** The blocks from which nothing was pushed yet. */
+  unused: number;
+}
+
+/** How many leased blocks from which nothing was pushed one sync key may hold; past it a lease is refused (429). */
+export const MAX_UNUSED_LEASES = 4;
+
 /** What `store` did with a batch from a kiosk. */
 export interface StoreResult {
   /** How many animals were new here and are now stored durably. */
@@ -48,6 +59,9 @@ export interface StoreResult {
  *   leased before, and local creates (hub or kiosk) never take a leased id of someone else.
  * - Animals stored by `store` or `insertPulled` keep their ids and arrive at the end of the
  *   arrival order, so pagers and pull checkpoints never miss them.
+ * - No storage ever holds two animals with one id: a kiosk refuses `lease` and `store`
+ *   (`sync_conflict`, 409), `addBlock` refuses a block overlapping ids held or another block,
+ *   and any write that would still add an id held is refused before anything is written.
  */
 export interface SyncStorage {
   /**
@@ -63,6 +77,19 @@ export interface SyncStorage {
    * fields (`sync_conflict`, 409).
    */
   store(scope: string, pets: readonly Pet[]): Promise<StoreResult>;
+  /**
+   * Hub: calls `listener` soon after animals arrive (become visible), whoever made them: a
+   * create, a push, pulled animals, and on a storage shared by several instances another
+   * instance's commits. Returns the function that stops it. Waiting pulls (`wait`) listen
+   * here; a storage without it answers them at once.
+   */
+  onArrival?(listener: () => void): () => void;
+  /**
+   * Hub: the leases of `scope` and how many of them hold no animal yet (nothing was pushed
+   * from them, nor made in them): the fleet view's blocks held. Optional for storages
+   * made before it.
+   */
+  leasesOf?(scope: string): Promise<LeaseCount>;
 
   /** Kiosk: its state, or `undefined` while this catalogue has not joined a hub. */
   kiosk(): Promise<KioskState | undefined>;

@@ -26,11 +26,19 @@ export interface SyncClientOptions {
   fetch?: (url: string, init: RequestInit) => Promise<Response>;
 }
 
+/** How a pull waits. */
+export interface PullOptions {
+  /** Seconds the hub may wait for an animal when none follows the checkpoint (0 to 60); 0 by default. */
+  wait?: number;
+  /** Ends the pull early (a stopping kiosk); it then rejects with a SyncHubError. */
+  signal?: AbortSignal;
+}
+
 /** The three calls a kiosk makes to its hub. */
 export interface SyncClient {
   lease(): Promise<IdBlock>;
   push(pets: readonly Pet[]): Promise<StoreResult>;
-  pull(checkpoint: number, limit: number): Promise<{ pets: Pet[]; checkpoint: number }>;
+  pull(checkpoint: number, limit: number, options?: PullOptions): Promise<{ pets: Pet[]; checkpoint: number }>;
 }
 
 /** The reason a fetch failed, in a few words (the cause's code, when it has one). */
@@ -43,13 +51,15 @@ const networkReason = (error: unknown): string => {
 /** Creates a client of the hub's sync endpoints. Every failure is a SyncHubError saying what happened. */
 export const createSyncClient = ({ hub, key, timeoutMilliseconds = 10_000, fetch: fetchFn = fetch }: SyncClientOptions): SyncClient => {
   const base = hub.replace(/\/+$/, '');
-  const call = async <T>(path: string, init: RequestInit = {}): Promise<T> => {
+  const call = async <T>(path: string, init: RequestInit = {}, waitSeconds = 0, signal?: AbortSignal): Promise<T> => {
     let response: Response;
+    // A waiting pull may take its wait, and then as long as any exchange.
+    const timeout = AbortSignal.timeout(timeoutMilliseconds + waitSeconds * 1000);
     try {
       response = await fetchFn(`${base}${path}`, {
         ...init,
         headers: { authorization: `Bearer ${key}`, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
-        signal: AbortSignal.timeout(timeoutMilliseconds),
+        signal: signal === undefined ? timeout : AbortSignal.any([timeout, signal]),
       });
     } catch (error) {
       throw new SyncHubError(`cannot reach the hub ${base}: ${networkReason(error)}`, undefined, { cause: error });
@@ -74,6 +84,7 @@ export const createSyncClient = ({ hub, key, timeoutMilliseconds = 10_000, fetch
   return {
     lease: () => call('/sync/leases', { method: 'POST', body: '{}' }),
     push: (pets) => call('/sync/push', { method: 'POST', body: JSON.stringify({ pets }) }),
-    pull: (checkpoint, limit) => call(`/sync/pull?checkpoint=${checkpoint}&limit=${limit}`),
+    pull: (checkpoint, limit, { wait = 0, signal } = {}) =>
+      call(`/sync/pull?checkpoint=${checkpoint}&limit=${limit}${wait > 0 ? `&wait=${wait}` : ''}`, {}, wait, signal),
   };
 };

@@ -47,6 +47,7 @@ export class PetFile {
   readonly #health: WriteHealth;
   readonly #onReload: () => void;
   readonly #onAppended: (pets: readonly Pet[]) => void;
+  readonly #refuseTaken: NonNullable<PetFileHooks['refuseTaken']>;
   /** The lowest next id this process may give: above every id it has seen in the file or given. */
   #idFloor: number;
   /** Why the file cannot be used now (an invalid or missing edit, or another owner), or `undefined`. */
@@ -64,13 +65,17 @@ export class PetFile {
   #closed = false;
 
   /** Owns the data file opened by `openPetFileDb` (see there for what opening checks). */
-  constructor({ db, data, text, serializer }: PetFileDb, { onReload = () => {}, onAppended = () => {} }: PetFileHooks = {}) {
+  constructor(
+    { db, data, text, serializer }: PetFileDb,
+    { onReload = () => {}, onAppended = () => {}, refuseTaken = () => {} }: PetFileHooks = {},
+  ) {
     this.#db = db;
     this.#data = data;
     this.#text = text;
     this.#serializer = serializer;
     this.#onReload = onReload;
     this.#onAppended = onAppended;
+    this.#refuseTaken = refuseTaken;
     this.#idFloor = db.data.nextId;
     this.#health = new WriteHealth(() => text.probe());
     this.#preparation = new WritePreparation(serializer, () => db.data);
@@ -148,6 +153,7 @@ export class PetFile {
   append(entries: readonly NewEntry[]): Promise<AppendedEntry[]> {
     return this.#queue.write(async () => {
       const appended = appendEntries(this.#db.data, entries);
+      this.#refuse(appended, 'create');
       await this.#write(appended, 'The animal could not be saved to disk, so it was not stored.');
       return appended.entries;
     });
@@ -161,9 +167,25 @@ export class PetFile {
   update<T>(change: ContentChange<T>): Promise<T> {
     return this.#queue.write(async () => {
       const { result, appended } = changeContent(this.#db.data, change, this.#idFloor);
+      this.#refuse(appended, 'sync');
       await this.#write(appended, 'The change could not be saved to disk, so it was not made.');
       return result;
     });
+  }
+
+  /** Takes the change back, keeping its ids given, when it would add an animal with an id held already. */
+  #refuse(appended: Appended, doing: 'create' | 'sync'): void {
+    if (appended.entries.length === 0) return;
+    try {
+      this.#refuseTaken(
+        appended.entries.map(({ pet }) => pet),
+        doing,
+      );
+    } catch (error) {
+      appended.undo(true);
+      this.#idFloor = Math.max(this.#idFloor, this.#db.data.nextId);
+      throw error;
+    }
   }
 
   /**

@@ -1,8 +1,23 @@
 /** @module The JSON-file storage's sync capability: each change one durable write of the data file. */
 import type { Pet } from '../../core/schemas/Pet.js';
+import type { Arrivals } from '../../core/sync/createArrivals.js';
 import type { SyncStorage } from '../../core/sync/SyncStorage.js';
 import type { PetIndex } from '../PetIndex.js';
-import { addKioskBlock, checkPush, copySyncState, countUnpushed, findUnpushed, joinedKiosk, markKioskPushed } from '../sync/syncState.js';
+import { LeaseUse } from '../sync/LeaseUse.js';
+import {
+  addKioskBlock,
+  checkKioskBlock,
+  checkPush,
+  copySyncState,
+  countUnpushed,
+  findUnpushed,
+  heldInRange,
+  joinedKiosk,
+  leaseStart,
+  markKioskPushed,
+  refuseAtKiosk,
+  skipPulledOwnIds,
+} from '../sync/syncState.js';
 import type { PetFile } from './PetFile.js';
 
 /**
@@ -11,70 +26,89 @@ import type { PetFile } from './PetFile.js';
  * depend on, and the index learns new animals only once they are durable. `index()` is
  * the storage's index as it is now (an edit read from disk replaces it).
  */
-export const createJsonFileSync = (petFile: PetFile, index: () => PetIndex, name: string): SyncStorage => ({
-  async lease(scope, size) {
-    await petFile.refresh();
-    return petFile.update((data) => {
-      const first = data.nextId;
-      const lease = { scope, first, last: first + size - 1 };
-      data.sync.leases.push(lease);
-      data.nextId = lease.last + 1;
-      return { first, last: lease.last };
-    });
-  },
-  async store(scope, pushed) {
-    await petFile.refresh();
-    return petFile.update((data) => {
-      const fresh = checkPush(data.sync.leases, scope, index(), pushed);
-      data.pets.push(...fresh);
-      return { stored: fresh.length, present: pushed.length - fresh.length };
-    });
-  },
-  async kiosk() {
-    const kiosk = petFile.sync?.kiosk;
-    return kiosk && copySyncState({ leases: [], kiosk }).kiosk;
-  },
-  async join(hub) {
-    const kiosk = joinedKiosk(petFile.sync?.kiosk, hub, petFile.pets.length, `The data file ${name}`);
-    if (petFile.sync?.kiosk === undefined) {
-      await petFile.update((data) => {
-        data.sync.kiosk = joinedKiosk(data.sync.kiosk, hub, data.pets.length, `The data file ${name}`);
+export const createJsonFileSync = (petFile: PetFile, index: () => PetIndex, name: string, arrivals: Arrivals): SyncStorage => {
+  const leaseUse = new LeaseUse();
+  return {
+    onArrival: (listener) => arrivals.subscribe(listener),
+    async leasesOf(scope) {
+      await petFile.refresh();
+      return leaseUse.count(petFile.sync?.leases ?? [], index(), scope);
+    },
+    async lease(scope, size) {
+      await petFile.refresh();
+      return petFile.update((data) => {
+        refuseAtKiosk(data.sync, 'lease');
+        leaseUse.refuseBeyondBound(data.sync.leases, index(), scope);
+        const first = leaseStart(data.nextId, index().lastId, data.sync.leases);
+        const lease = { scope, first, last: first + size - 1 };
+        data.sync.leases.push(lease);
+        data.nextId = lease.last + 1;
+        return { first, last: lease.last };
       });
-    }
-    return copySyncState({ leases: [], kiosk }).kiosk!;
-  },
-  async addBlock(block) {
-    await petFile.update((data) => {
-      if (data.sync.kiosk) addKioskBlock(data.sync.kiosk, block);
-    });
-  },
-  async unpushed(limit) {
-    const kiosk = petFile.sync?.kiosk;
-    return kiosk ? findUnpushed(kiosk, index(), limit) : { pets: [], through: 0 };
-  },
-  async waiting() {
-    const kiosk = petFile.sync?.kiosk;
-    return kiosk ? countUnpushed(kiosk, index()) : 0;
-  },
-  async markPushed(through) {
-    await petFile.update((data) => {
-      if (data.sync.kiosk) markKioskPushed(data.sync.kiosk, index(), through);
-    });
-  },
-  async insertPulled(pulled, checkpoint) {
-    return petFile.update((data) => {
-      const held = index();
-      const seen = new Set<number>();
-      const fresh: Pet[] = [];
-      for (const { id, name: petName, categoryId, status } of pulled) {
-        if (held.has(id) || seen.has(id)) continue;
-        seen.add(id);
-        fresh.push({ id, name: petName, categoryId, status });
+    },
+    async store(scope, pushed) {
+      await petFile.refresh();
+      return petFile.update((data) => {
+        refuseAtKiosk(data.sync, 'push');
+        const fresh = checkPush(data.sync.leases, scope, index(), pushed);
+        index().refuseTaken(fresh, 'sync');
+        data.pets.push(...fresh);
+        return { stored: fresh.length, present: pushed.length - fresh.length };
+      });
+    },
+    async kiosk() {
+      const kiosk = petFile.sync?.kiosk;
+      return kiosk && copySyncState({ leases: [], kiosk }).kiosk;
+    },
+    async join(hub) {
+      const where = `The data file ${name}`;
+      const current = petFile.sync?.kiosk;
+      const kiosk = joinedKiosk(current, hub, petFile.pets.length, where, petFile.sync?.leases.length);
+      if (kiosk !== current) {
+        await petFile.update((data) => {
+          data.sync.kiosk = joinedKiosk(data.sync.kiosk, hub, data.pets.length, where, data.sync.leases.length);
+        });
       }
-      data.pets.push(...fresh);
-      data.nextId = Math.max(data.nextId, ...fresh.map(({ id }) => id + 1));
-      if (data.sync.kiosk) data.sync.kiosk.checkpoint = checkpoint;
-      return fresh.length;
-    });
-  },
-});
+      return copySyncState({ leases: [], kiosk }).kiosk!;
+    },
+    async addBlock(block) {
+      await petFile.update((data) => {
+        const { kiosk } = data.sync;
+        if (kiosk && !checkKioskBlock(kiosk, block, (first, last) => heldInRange(index(), first, last))) addKioskBlock(kiosk, block);
+      });
+    },
+    async unpushed(limit) {
+      const kiosk = petFile.sync?.kiosk;
+      return kiosk ? findUnpushed(kiosk, index(), limit) : { pets: [], through: 0 };
+    },
+    async waiting() {
+      const kiosk = petFile.sync?.kiosk;
+      return kiosk ? countUnpushed(kiosk, index()) : 0;
+    },
+    async markPushed(through) {
+      await petFile.update((data) => {
+        if (data.sync.kiosk) markKioskPushed(data.sync.kiosk, index(), through);
+      });
+    },
+    async insertPulled(pulled, checkpoint) {
+      return petFile.update((data) => {
+        const held = index();
+        const seen = new Set<number>();
+        const fresh: Pet[] = [];
+        for (const { id, name: petName, categoryId, status } of pulled) {
+          if (held.has(id) || seen.has(id)) continue;
+          seen.add(id);
+          fresh.push({ id, name: petName, categoryId, status });
+        }
+        held.refuseTaken(fresh, 'sync');
+        data.pets.push(...fresh);
+        data.nextId = Math.max(data.nextId, ...fresh.map(({ id }) => id + 1));
+        if (data.sync.kiosk) {
+          skipPulledOwnIds(data.sync.kiosk, fresh);
+          data.sync.kiosk.checkpoint = checkpoint;
+        }
+        return fresh.length;
+      });
+    },
+  };
+};

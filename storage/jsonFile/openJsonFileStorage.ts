@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import type { IdempotentCreate, PetStorage } from '../../core/PetStorage.js';
+import { createArrivals } from '../../core/sync/createArrivals.js';
 import type { SyncStorage } from '../../core/sync/SyncStorage.js';
 import {
   createFolderDurably,
@@ -106,6 +107,7 @@ export const openJsonFileStorageOn = async (
   // loses. Keys join the file's queue for their write and leave it again if it fails; no
   // lookup runs meanwhile, since commits run one at a time. An edit read from disk replaces both.
   let index: PetIndex;
+  const arrivals = createArrivals();
   let keys: IdempotencyKeys;
   // Expired keys leave the queue here and the file at its next write.
   const sweep = new KeySweep(
@@ -119,11 +121,17 @@ export const openJsonFileStorageOn = async (
     if (keys.size > 0) sweep.start();
   };
   const petFile = new PetFile(await openPetFileDb(realFile, file, fs, journalMinBytes), {
-    onReload: () => rebuild(),
+    onReload: () => {
+      rebuild();
+      arrivals.notify();
+    },
     // Fed in file order inside each write, so the index's arrival order is the file's.
     onAppended: (pets) => {
       for (const pet of pets) index.add(pet);
+      // Waiting pulls hear of them once they are durable and visible: after this write.
+      if (pets.length > 0) queueMicrotask(arrivals.notify);
     },
+    refuseTaken: (pets, doing) => index.refuseTaken(pets, doing),
   });
   rebuild();
   const stopPreparing = petFile.prepareWrites();
@@ -192,7 +200,7 @@ export const openJsonFileStorageOn = async (
     checkHealth() {
       return petFile.checkHealth();
     },
-    sync: createJsonFileSync(petFile, () => index, file),
+    sync: createJsonFileSync(petFile, () => index, file, arrivals),
     close() {
       stopPreparing();
       stopWatching();

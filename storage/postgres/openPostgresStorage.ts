@@ -8,6 +8,7 @@ import { KeySweep, type KeySweepOptions } from '../KeySweep.js';
 import { reasonOf } from '../reasonOf.js';
 import { QueryTimeoutError } from './boundQuery.js';
 import { connectPostgres, DEFAULT_TIMEOUTS, describeConnectionString, type PostgresOptions } from './connectPostgres.js';
+import { createPostgresArrivals } from './createPostgresArrivals.js';
 import { createPostgresSync } from './createPostgresSync.js';
 import { petStatements } from './petStatements.js';
 import { ReadBatch } from './ReadBatch.js';
@@ -90,6 +91,7 @@ const HEALTH_TIMEOUT = 2_000;
 export const openPostgresStorage = async (options: PostgresStorageOptions): Promise<PostgresStorage> => {
   const db = await connectPostgres(options);
   const sql = petStatements(db.quoted);
+  const arrivals = createPostgresArrivals(db);
 
   /** One batch, one statement: entries with a key seen earlier in the batch answer as its repeat. */
   const commit = async (batch: Entry[]): Promise<IdempotentCreate[]> => {
@@ -112,6 +114,7 @@ export const openPostgresStorage = async (options: PostgresStorageOptions): Prom
       throw toStorageError(error, 'create');
     }
     if (rows.length !== sent.length) throw new Error(`create_pets answered ${rows.length} rows for ${sent.length} animals`);
+    if (rows.some((row) => row.replayed !== true)) arrivals.announce();
     const results = rows.map((row, position): IdempotentCreate => {
       const pet = toPet(row);
       const key = sent[position]!.key;
@@ -194,7 +197,7 @@ export const openPostgresStorage = async (options: PostgresStorageOptions): Prom
   const where = 'connectionString' in options ? describeConnectionString(options.connectionString) : `The PostgreSQL schema ${db.schema}`;
   return {
     schema: db.schema,
-    sync: createPostgresSync(db, where),
+    sync: createPostgresSync(db, where, arrivals),
     async create(newPet) {
       return (await submit({ newPet })).pet;
     },
@@ -229,6 +232,7 @@ export const openPostgresStorage = async (options: PostgresStorageOptions): Prom
       closing ??= (async () => {
         await writes.drain();
         await sweeping?.catch(() => {});
+        await arrivals.close();
         await db.close();
       })();
       return closing;

@@ -192,7 +192,8 @@ describe('animal-store/express against requests no HTTP client would send', () =
     const fail = async () => {
       throw new Error('boom at /work/secret.ts:1');
     };
-    const failing = Object.assign(fail, { handle: fail, catalogue: createPetService(options()).catalogue, deprecatedUses: () => [] });
+    const { catalogue, keys, stop, kiosks } = createPetService(options());
+    const failing = Object.assign(fail, { handle: fail, catalogue, keys, stop, kiosks, deprecatedUses: () => [] });
     const app = express();
     app.use('/catalogue', expressMiddleware(failing));
     const answer = await rawTo(app, 'GET /catalogue/v1/pets HTTP/1.1\r\nHost: a\r\n\r\n');

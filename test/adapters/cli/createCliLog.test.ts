@@ -27,6 +27,7 @@ describe('the command line log', () => {
         path: '/v1/pets',
         status: 200,
         operation: 'listPets',
+        key: null,
         durationMs: 1.235,
       },
       {
@@ -37,10 +38,20 @@ describe('the command line log', () => {
         path: '/nowhere',
         status: 408,
         operation: null,
+        key: null,
         durationMs: 0,
       },
     ]);
     expect(stderr).toEqual([]);
+  });
+
+  it('names the calling key in each access line by its name, never the key, in JSON and in text', () => {
+    const json = logOf('json');
+    json.log.access?.({ ...entry, key: 'kiosk-1' });
+    expect(JSON.parse(json.stdout[0]!)).toMatchObject({ key: 'kiosk-1', operation: 'listPets' });
+    const text = logOf('text');
+    text.log.access?.({ ...entry, key: 'kiosk-1' });
+    expect(text.stdout).toEqual(['2030-01-02T03:04:05.678Z GET /v1/pets 200 1.2ms kiosk-1']);
   });
 
   it('writes warnings and errors to stderr in JSON too, an unforeseen error with its stack, a known one without', () => {

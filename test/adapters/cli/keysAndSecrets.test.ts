@@ -34,7 +34,10 @@ describe('API keys from files', () => {
 
   it('refuses a file without a key, or with a line that is not a key, without repeating it', () => {
     expect(() => parseKeyFile('# nothing yet\n\n', 'keys.txt')).toThrow(/the API key file keys.txt holds no key/);
-    expect(() => parseKeyFile('good-key-0123456789\nnot a key at all\n', 'keys.txt')).toThrow(/^line 2 of keys.txt is not an API key/);
+    expect(() => parseKeyFile('good-key-0123456789\nnot a key at all\n', 'keys.txt')).toThrow(
+      /^line 2 of keys.txt has "a", which is neither a scope/,
+    );
+    expect(() => parseKeyFile('good-key-0123456789\nnot"a"key\n', 'keys.txt')).toThrow(/^line 2 of keys.txt is not an API key/);
     expect(() => parseKeyFile('not a key at all', 'keys.txt')).not.toThrow(/not a key at all/);
   });
 
