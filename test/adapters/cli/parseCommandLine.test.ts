@@ -59,7 +59,6 @@ describe('animal-store command line: serve', () => {
       testMode: false,
       browserKiosk: false,
       delay: 0,
-      browserKiosk: false,
     });
     expect(settingsOf(['serve'])).toEqual(settingsOf([]));
   });
@@ -164,7 +163,6 @@ describe('animal-store command line: serve', () => {
       testMode: false,
       browserKiosk: false,
       delay: 0,
-      browserKiosk: false,
     });
   });
 
