@@ -52,6 +52,8 @@ export class IdempotencyKeys {
   #end = 0;
 
   constructor(keys: Iterable<StoredIdempotencyKey> = []) {
+    // Keys read from a file arrive as an array: the columns are made their size once, not doubled their way there.
+    if (Array.isArray(keys)) while (this.#mask + 1 < keys.length) this.#grow();
     for (const key of keys) this.add(key);
   }
 

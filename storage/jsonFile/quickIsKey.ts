@@ -1,12 +1,9 @@
 /** @module A quick first check of stored Idempotency-Keys, for opening a file of a hundred thousand of them. */
-import type { IdempotencyKeyInFile } from './PetFileData.js';
+import { type IdempotencyKeyInFile, WRITTEN_DATE } from './PetFileData.js';
 
 const SCOPE = /^[0-9a-f]{1,64}$/;
 const KEY = /^[\x20-\x7e]{1,255}$/;
 const FINGERPRINT = /^[A-Za-z0-9_-]{1,128}$/;
-
-/** A date as the server writes it (`toISOString`): a narrower form of what valibot's `isoTimestamp` accepts. */
-const WRITTEN_DATE = /^\d{4}-(?:0[1-9]|1[0-2])-(?:[12]\d|0[1-9]|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
 
 const isWrittenDate = (value: unknown): boolean => typeof value === 'string' && WRITTEN_DATE.test(value);
 

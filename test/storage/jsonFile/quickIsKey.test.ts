@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { IdempotencyKeyInFile, keyToFile } from '../../../storage/jsonFile/PetFileData.js';
+import { IdempotencyKeyInFile, keyToFile, timeFromFile } from '../../../storage/jsonFile/PetFileData.js';
 import { quickIsKey } from '../../../storage/jsonFile/quickIsKey.js';
 
 const written = keyToFile({
@@ -37,5 +37,17 @@ describe('the quick check of stored Idempotency-Keys', () => {
     );
     expect(quickIsKey(written)).toBe(true);
     expect(quickIsKey({ ...written, createdAt: '2026-13-01T00:00:00.000Z' })).toBe(false);
+  });
+
+  it('Should read every date as Date.parse does, written by the server or not', () => {
+    // From the year 0 to 9999: Date.UTC alone would read the years 0 to 99 as 1900 to 1999.
+    const written = fc.integer({ min: -62_167_219_200_000, max: 253_402_300_799_999 }).map((at) => new Date(at).toISOString());
+    const other = fc.constantFrom('2026-11-27T12:00:00Z', '2026-11-27T12:00:00.5+01:00', '2026-02-31T00:00:00.000Z', '2026-11-27');
+    fc.assert(
+      fc.property(fc.oneof(written, other), (text) => {
+        expect(timeFromFile(text)).toBe(Date.parse(text));
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });
