@@ -89,9 +89,15 @@ export const checkPetFile = (value: unknown): { data: PetFileData } | { problem:
   if (!isPlainObject(value)) {
     return { problem: { path: 'the file', message: `must be a JSON object with "format", "nextId" and "pets", not ${kindOf(value)}` } };
   }
-  const header = v.safeParse(PetFileHeader, value, { abortEarly: true });
+  // valibot copies every array it checks: the header is checked with the lists left empty
+  // (a million animals copied for nothing was a tenth of a second of a start), which are then taken as they are.
+  const { pets: givenPets, idempotencyKeys: givenKeys } = value as Record<string, unknown>;
+  const shallow = { ...value, ...(Array.isArray(givenPets) && { pets: [] }), ...(Array.isArray(givenKeys) && { idempotencyKeys: [] }) };
+  const header = v.safeParse(PetFileHeader, shallow, { abortEarly: true });
   if (!header.success) return { problem: problemOf('', header.issues[0]) };
-  const { format, nextId, pets, idempotencyKeys } = header.output;
+  const { format, nextId } = header.output;
+  const pets = givenPets as unknown[];
+  const idempotencyKeys = givenKeys as unknown[] | undefined;
   const keyProblem = keysProblem(format, idempotencyKeys);
   if (keyProblem) return { problem: keyProblem };
   // A file that syncs keeps its animals in arrival order: distinct ids, not ascending ones.
