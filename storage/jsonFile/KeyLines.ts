@@ -1,4 +1,4 @@
-/** @module The bytes of the data file's Idempotency-Keys, each key encoded once however many writes carry it. */
+/** @module The bytes of the data file's Idempotency-Keys, encoded in chunks ahead of a whole write. */
 import type { StoredIdempotencyKey } from '../../core/PetStorage.js';
 import type { IdempotencyKeys } from '../IdempotencyKeys.js';
 import { keyToFile } from './PetFileData.js';
@@ -22,11 +22,12 @@ const JOIN_BELOW = 1024;
 const MAX_SMALL_PIECES = 64;
 
 /**
- * The keys' part of the file as buffers for one `writev`, from the pieces encoded before:
- * keys join the queue at its back and leave from its front, so a write encodes only the keys
- * added since the last one, and drops the expired ones by starting its first buffer past
- * their lines (a view, not a copy). No work per write grows with the number of live keys,
- * except one buffer reference per ~1,000 of them.
+ * The keys' part of the file as buffers for one `writev`, from the pieces encoded before
+ * (by `prepare`, a thousand keys a turn of the event loop, so a whole write at 100,000 keys
+ * does not stall creates): keys join the queue at its back and leave from its front, so a
+ * write encodes only the keys added since the pieces were made, and drops the expired ones
+ * by starting its first buffer past their lines (a view, not a copy). Its owner drops the
+ * pieces after the write (`forget`): kept, they would cost more memory than the keys.
  *
  * It trusts its owner (the file's content, the only writer of the queue) to say when keys
  * it has encoded leave from the back (`forgetFrom`, after a failed write) or the queue is

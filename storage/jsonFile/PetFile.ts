@@ -239,7 +239,7 @@ export class PetFile {
     // Stopped when an edit replaces the content: its bytes must not be cached as the new one's.
     const content = this.#db.data;
     void this.#serializer
-      .prepare(content, () => this.#closed || this.#db.data !== content)
+      .prepare(content, () => this.#closed || this.#db.data !== content, { keys: true })
       .then(() =>
         this.#queue.write(async () => {
           if (this.#data.journal.outgrown) await this.#db.write();

@@ -23,8 +23,8 @@ interface TailPiece {
 const MAX_TAIL_PIECES = 64;
 
 /**
- * Turns file content into the bytes to write. Every write rewrites the whole file, but
- * animals never change and the list only grows at its end, so the bytes of each full chunk
+ * Turns file content into the bytes of a whole write (the document; the journal's lines are
+ * `encodePetChange`'s). Animals never change and the list only grows at its end, so the bytes of each full chunk
  * of 4096 animals are kept and reused, and so are the bytes of the animals after the last
  * full chunk: a write serialises only the animals added since the one before (at most one
  * chunk, when the tail becomes a full chunk), not the thousands before them.
@@ -40,7 +40,7 @@ export class PetFileSerializer {
   /** The cached bytes of animals from `#tailStart` on, in the order written. */
   #tail: TailPiece[] = [];
 
-  /** The bytes of the keys, kept between writes while the queue is the same. */
+  /** The bytes of the keys, from `prepare` (with keys) until the next whole write. */
   readonly #keyLines = new KeyLines();
   #encodedPetBytes = 0;
 
@@ -68,6 +68,10 @@ export class PetFileSerializer {
     // The sync part is small (a few leases and counters) and changes often: written whole, on its own line.
     const syncPart = sync === undefined ? '' : `,\n"sync":${JSON.stringify(sync)}\n`;
     buffers.push(...keyLines.lines(keys), Buffer.from(`${keys.size === 0 ? '' : '\n'}]${syncPart}}\n`));
+    // The keys' bytes are not kept past the write: about 260 bytes a key, more than the key
+    // itself costs in memory, for a whole write that comes rarely now (the journal carries
+    // each create). `prepare` encodes them again, in chunks, before the next.
+    this.#keyLines.forget();
     return buffers;
   }
 
@@ -96,15 +100,17 @@ export class PetFileSerializer {
   /**
    * Serialises the full chunks of `pets` ahead of the first write, one chunk per turn of the
    * event loop so requests are served in between; at a million animals this moves about a
-   * second from the first create to the quiet time after opening. Stops when `stopped()`
-   * says so.
+   * second from the first create to the quiet time after opening. With `keys`, the keys'
+   * lines too, a thousand a turn: for a whole write about to come, which then encodes only
+   * the keys that arrived meanwhile (their bytes are dropped after it). Stops when
+   * `stopped()` says so.
    */
-  async prepare({ pets, idempotencyKeys }: PetFileContent, stopped: () => boolean): Promise<void> {
+  async prepare({ pets, idempotencyKeys }: PetFileContent, stopped: () => boolean, { keys = false } = {}): Promise<void> {
     for (let index = 0; (index + 1) * CHUNK_SIZE <= pets.length && !stopped(); index++) {
       this.#chunk(pets, index);
       await new Promise((resolve) => setImmediate(resolve));
     }
-    await this.#keyLines.prepare(idempotencyKeys, stopped);
+    if (keys) await this.#keyLines.prepare(idempotencyKeys, stopped);
   }
 
   /** The bytes of full chunk `index`, from the cache when made before. */

@@ -1,13 +1,28 @@
 /**
- * @module Memory per create in the memory storage, plain and keyed: heap and RSS after a
- * full GC, divided by the creates. Run alone:
- * `node --expose-gc --import tsx test/bench/measureKeyMemory.ts [creates] [nameLength]`.
+ * @module Memory per create in the memory storage or a JSON data file, plain and keyed: heap
+ * and RSS after a full GC, divided by the creates. Run alone:
+ * `node --expose-gc --import tsx test/bench/measureKeyMemory.ts [creates] [nameLength] [memory|file]`.
+ * The data file's creates go 500 at a time (group commit), so its journal fills and is
+ * written whole as a server's would.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { PetStorage } from '../../core/PetStorage.js';
 import { createMemoryStorage } from '../../storage/createMemoryStorage.js';
+import { openJsonFileStorage } from '../../storage/jsonFile/openJsonFileStorage.js';
 
 const creates = Number(process.argv[2] ?? 500_000);
 const nameLength = Number(process.argv[3] ?? 12);
+const kind = process.argv[4] ?? 'memory';
+const AT_ONCE = kind === 'file' ? 500 : 1;
+const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'animal-store-key-memory-'));
+let files = 0;
+const openStorage = async (): Promise<PetStorage> =>
+  kind === 'file'
+    ? openJsonFileStorage({ file: path.join(folder, `animals-${files++}.json`) })
+    : createMemoryStorage([], { limit: 16_000_000 });
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('Run with node --expose-gc.');
 
@@ -18,18 +33,21 @@ const settle = () => {
 
 /** Bytes per create of `creates` creates, plain or keyed, each in a fresh storage. */
 const measure = async (keyed: boolean) => {
-  const storage = createMemoryStorage([], { limit: 16_000_000 });
+  const storage = await openStorage();
   // The scope is the API key's fingerprint, one string per API key; the fingerprint a fresh digest per request.
   const scope = createHash('sha256').update('one api key').digest('hex');
   const before = settle();
   const start = Date.now();
-  for (let count = 0; count < creates; count++) {
+  const createOne = async (count: number) => {
     const newPet = { name: `Animal ${count}`.padEnd(nameLength, '.'), categoryId: 1 + (count % 7), status: 'available' as const };
     if (!keyed) await storage.create(newPet);
     else {
       const fingerprint = createHash('sha256').update(String(count)).digest().subarray(0, 24).toString('base64url');
       await storage.createIdempotent(newPet, { scope, key: randomUUID(), fingerprint, createdAt: start, expiresAt: start + 86_400_000 });
     }
+  };
+  for (let count = 0; count < creates; count += AT_ONCE) {
+    await Promise.all(Array.from({ length: Math.min(AT_ONCE, creates - count) }, (_, offset) => createOne(count + offset)));
   }
   const after = settle();
   const result = {
@@ -47,9 +65,10 @@ settle();
 const keyed = await measure(true);
 const round = (value: number) => Math.round(value);
 const heapAndBuffers = (m: typeof plain) => m.heap + m.external;
-console.log(`creates: ${creates}, name length ${nameLength}`);
+console.log(`${kind === 'file' ? 'a JSON data file' : 'the memory storage'}: creates: ${creates}, name length ${nameLength}`);
 console.log(`plain create: heap ${round(plain.heap)} B, typed arrays ${round(plain.external)} B, rss ${round(plain.rss)} B`);
 console.log(`keyed create: heap ${round(keyed.heap)} B, typed arrays ${round(keyed.external)} B, rss ${round(keyed.rss)} B`);
 console.log(
   `a live key costs ${(((heapAndBuffers(keyed) - heapAndBuffers(plain)) / heapAndBuffers(plain)) * 100).toFixed(0)}% of an animal (heap and typed arrays); keyed/plain rss ${(keyed.rss / plain.rss).toFixed(2)}`,
 );
+fs.rmSync(folder, { recursive: true, force: true });
