@@ -13,11 +13,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { StoredIdempotencyKey } from '../../core/PetStorage.js';
-import type { Pet } from '../../core/schemas/Pet.js';
-import { PetFileSerializer } from '../../storage/jsonFile/PetFileSerializer.js';
 import { killLeftoverProcessesOnExit, spawnNode } from '../support/nodeProcess.js';
 import { REPO_ROOT, waitForListening } from '../support/startCli.js';
+import { seedWriteCostFile } from './seedWriteCostFile.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -37,26 +35,6 @@ const KEY = 'write-cost-bench-key-0123456789';
 const BIN = path.join(REPO_ROOT, 'dist', 'adapters', 'cli.js');
 const SCRIPT = path.join(REPO_ROOT, 'test', 'bench', 'wrk', 'createKeyed.lua');
 const BODY = JSON.stringify({ name: 'Measured', categoryId: 7 });
-
-/** A data file of `animals` animals and `keys` Idempotency-Keys live for a day. */
-const seed = (file: string, animals: number, keys: number) => {
-  const now = Date.now();
-  const pets: Pet[] = Array.from({ length: animals }, (_, at) => ({
-    id: at + 1,
-    name: `Animal number ${at + 1}`,
-    categoryId: 1 + (at % 50),
-    status: 'available',
-  }));
-  const idempotencyKeys: StoredIdempotencyKey[] = Array.from({ length: keys }, (_, at) => ({
-    scope: 'c0ffee'.repeat(11).slice(0, 64),
-    key: `seeded-${at}-5f1c2a9e-0b7d-4c1e-9a2b-3d4e5f6a7b8c`,
-    fingerprint: 'Qk9vVWJ6cE1hR0Z5ZFdWd1lXeHZZV1E',
-    petId: (at % Math.max(1, animals)) + 1,
-    createdAt: now - 1_000,
-    expiresAt: now + 86_400_000,
-  }));
-  fs.writeFileSync(file, Buffer.concat(new PetFileSerializer().serialize({ format: 2, nextId: animals + 1, pets, idempotencyKeys })));
-};
 
 /** The bytes the kernel has counted as written to storage by the process. */
 const writeBytes = (pid: number): number => Number(/^write_bytes: (\d+)$/m.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))![1]);
@@ -125,7 +103,7 @@ export const measureWriteCost = async (log: (line: string) => void = console.log
     const rows = [];
     for (const { animals, keys } of cases) {
       const file = path.join(folder, `animals-${animals}-${keys}.json`);
-      seed(file, animals, keys);
+      seedWriteCostFile(file, animals, keys);
       const size = fs.statSync(file).size;
       const { server, url, startSeconds } = await start(file);
       // Let the start's own work (the background encoding of the file's bytes) settle first.
@@ -140,7 +118,7 @@ export const measureWriteCost = async (log: (line: string) => void = console.log
       );
     }
     const file = path.join(folder, 'load.json');
-    seed(file, 100_000, liveKeys);
+    seedWriteCostFile(file, 100_000, liveKeys);
     const { server, url } = await start(file);
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     log('');

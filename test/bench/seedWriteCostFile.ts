@@ -1,0 +1,25 @@
+/** @module The data files the write-cost and start benches open: animals, and keys live for a day. */
+import fs from 'node:fs';
+import type { StoredIdempotencyKey } from '../../core/PetStorage.js';
+import type { Pet } from '../../core/schemas/Pet.js';
+import { PetFileSerializer } from '../../storage/jsonFile/PetFileSerializer.js';
+
+/** A data file of `animals` animals and `keys` Idempotency-Keys live for a day. */
+export const seedWriteCostFile = (file: string, animals: number, keys: number): void => {
+  const now = Date.now();
+  const pets: Pet[] = Array.from({ length: animals }, (_, at) => ({
+    id: at + 1,
+    name: `Animal number ${at + 1}`,
+    categoryId: 1 + (at % 50),
+    status: 'available',
+  }));
+  const idempotencyKeys: StoredIdempotencyKey[] = Array.from({ length: keys }, (_, at) => ({
+    scope: 'c0ffee'.repeat(11).slice(0, 64),
+    key: `seeded-${at}-5f1c2a9e-0b7d-4c1e-9a2b-3d4e5f6a7b8c`,
+    fingerprint: 'Qk9vVWJ6cE1hR0Z5ZFdWd1lXeHZZV1E',
+    petId: (at % Math.max(1, animals)) + 1,
+    createdAt: now - 1_000,
+    expiresAt: now + 86_400_000,
+  }));
+  fs.writeFileSync(file, Buffer.concat(new PetFileSerializer().serialize({ format: 2, nextId: animals + 1, pets, idempotencyKeys })));
+};
