@@ -11,11 +11,14 @@ import { TargetNotEmptyError } from '../storage/PetContent.js';
 import { reasonOf } from '../storage/reasonOf.js';
 import { collectKeys, toApiKey } from './cli/collectKeys.js';
 import type { CopySettings } from './cli/copyCommand.js';
+import { createBrowserKioskRoute } from './cli/createBrowserKioskRoute.js';
 import { type CliLog, createCliLog, type LogStream } from './cli/createCliLog.js';
 import { createKeyReload } from './cli/createKeyReload.js';
 import { createLineWriter, type LineWriter } from './cli/createLineWriter.js';
 import { createTestControl } from './cli/createTestControl.js';
+import { folderGivenAsFile } from './cli/folderGivenAsFile.js';
 import { importPets, readAnimalList } from './cli/importPets.js';
+import { type InitWorkerSettings, initWorker } from './cli/initWorkerCommand.js';
 import { openStorage } from './cli/openStorage.js';
 import { parseCommandLine } from './cli/parseCommandLine.js';
 import { readCursorSecret } from './cli/readCursorSecret.js';
@@ -40,6 +43,7 @@ const err = (line: string) => process.stderr.write(`${line}\n`);
 const USAGE_LINES = {
   serve: 'Usage: animal-store serve [options] [FILE]   (animal-store --help lists every option)',
   copy: 'Usage: animal-store copy --from PLACE --to PLACE [--replace] [--schema NAME]',
+  'init-worker': 'Usage: animal-store init-worker DIR',
 };
 
 /**
@@ -59,6 +63,15 @@ const start = async (settings: ServeSettings, { log, writers }: ServeOutput) => 
   const keys = generated === undefined ? configured.map(toApiKey) : [generated];
 
   const testCatalogue = settings.testMode ? createTestCatalogue({ seed: seed ?? [], keys }) : undefined;
+  const testControl =
+    testCatalogue &&
+    createTestControl(testCatalogue, {
+      keys,
+      sha256: nodeSha256,
+      delay: settings.delay,
+      reportError: (message, error) => log.error(message, error),
+    });
+  const kioskRoute = settings.browserKiosk ? await createBrowserKioskRoute(settings.basePath) : undefined;
   const storage = testCatalogue?.storage ?? (await openStorage(settings.storage, { seed, onCommit: metrics?.observeCommit, warn }));
   stopPretenuring();
   let replicator: Awaited<ReturnType<typeof startReplicator>> | undefined;
@@ -71,7 +84,8 @@ const start = async (settings: ServeSettings, { log, writers }: ServeOutput) => 
     const keyFile =
       generated !== undefined && settings.storage.kind === 'file' ? await writeKeyFile(settings.storage.file, generated) : undefined;
     const server = await serve({
-      storage,
+      // A kiosk's, so that creates refused for want of ids say why the hub gives none.
+      storage: replicator?.storage ?? storage,
       keys,
       host: settings.host,
       port: settings.port,
@@ -86,16 +100,9 @@ const start = async (settings: ServeSettings, { log, writers }: ServeOutput) => 
       requestIds: true,
       ...(metrics === undefined ? {} : { metrics }),
       ...(replicator === undefined ? {} : { sync: { status: replicator.status } }),
-      ...(testCatalogue === undefined
+      ...(testControl === undefined && kioskRoute === undefined
         ? {}
-        : {
-            intercept: createTestControl(testCatalogue, {
-              keys,
-              sha256: nodeSha256,
-              delay: settings.delay,
-              reportError: (message, error) => log.error(message, error),
-            }),
-          }),
+        : { intercept: async (request: Request) => (await kioskRoute?.(request)) ?? (await testControl?.(request)) }),
       logger: {
         ...(log.access === undefined ? {} : { access: log.access }),
         warn,
@@ -192,6 +199,17 @@ const run = async (settings: ServeSettings) => {
   if (process.env.npm_command !== undefined) watchParent(() => stop('npm, which started the server, has stopped'));
 };
 
+/** `animal-store init-worker DIR`: writes the worker script, says where, or why not (exit 1). */
+const writeWorker = async (settings: InitWorkerSettings) => {
+  try {
+    const file = await initWorker(settings);
+    out(`wrote ${file}; in the page: await startWorker({ keys: [...] }) from 'animal-store/browser'`);
+  } catch (error) {
+    err(`animal-store: ${reasonOf(error)}`);
+    process.exit(1);
+  }
+};
+
 /** `animal-store copy`: one line saying what was copied, or why nothing was. */
 const copy = async (settings: CopySettings) => {
   try {
@@ -206,7 +224,7 @@ const copy = async (settings: CopySettings) => {
     out(`copied ${report.pets} animals, ${keys} and the next id ${report.nextId} from ${report.from} to ${report.to}`);
   } catch (error) {
     const advice = error instanceof TargetNotEmptyError ? ' Give --replace to replace it.' : '';
-    err(`animal-store: ${reasonOf(error)}${advice}`);
+    err(`animal-store: ${folderGivenAsFile(error) ?? reasonOf(error)}${advice}`);
     process.exit(1);
   }
 };
@@ -223,6 +241,7 @@ const main = async () => {
   }
   if (request.kind === 'print') process.stdout.write(request.text);
   else if (request.kind === 'copy') await copy(request.settings);
+  else if (request.kind === 'init-worker') await writeWorker(request.settings);
   else await run(request.settings);
 };
 

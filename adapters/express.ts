@@ -13,7 +13,7 @@ import type { ErrorRequestHandler, Request as ExpressRequest, RequestHandler } f
 import { MAX_BODY_BYTES } from '../core/http/readJsonBody.js';
 import { createPetService, type PetService, type PetServiceOptions } from '../core/index.js';
 import { adapterErrorAnswer, writeErrorAnswer } from './node/ErrorAnswer.js';
-import { FIXED_ORIGIN, readRequestHead } from './node/readRequestHead.js';
+import { FIXED_ORIGIN, type KnownHost, readRequestHead } from './node/readRequestHead.js';
 
 /** What a body parser that ran before us left behind, or `undefined` when it read nothing. */
 type ParsedBody = { body: string | Uint8Array } | { body: null } | undefined;
@@ -122,6 +122,7 @@ export const expressMiddleware = (options: PetServiceOptions | PetService): Expr
   const service = typeof options === 'function' ? options : createPetService(options);
   const logger = typeof options === 'function' ? undefined : options.logger;
   const reportError = logger?.error ?? ((message: string, error: unknown) => console.error(message, error));
+  const knownHost: KnownHost = { last: undefined };
 
   /**
    * Answers with an Error the service never saw (a malformed head; anything but an
@@ -154,7 +155,7 @@ export const expressMiddleware = (options: PetServiceOptions | PetService): Expr
     replayed?: { body: string | null; headers?: Record<string, string> },
   ): Promise<void> => {
     try {
-      const head = readRequestHead(req.originalUrl, req.rawHeaders, req.httpVersion);
+      const head = readRequestHead(req.originalUrl, req.rawHeaders, req.httpVersion, knownHost);
       if (head.answer) return answer(req, res, head.answer);
       await send(await service(toWebRequest(req, head.pathAndQuery, replayed), { mountPath: req.baseUrl }), res);
     } catch (error) {

@@ -14,6 +14,7 @@ import { createEntityTagger } from './http/entityTags.js';
 import type { MaybePromise } from './MaybePromise.js';
 import type { PetStorage } from './PetStorage.js';
 import { createDeprecationTracker, type DeprecatedUse } from './routing/createDeprecationTracker.js';
+import { createPetTexts } from './routing/createPetTexts.js';
 import { createRouter, normaliseBasePath, type Route } from './routing/createRouter.js';
 import { docsAssetRoute, docsRoute, openApiRoute } from './routing/documentRoutes.js';
 import { healthRoute } from './routing/healthRoute.js';
@@ -173,6 +174,8 @@ export const createPetService = (options: PetServiceOptions): PetService => {
   const deprecation = createDeprecationTracker(warn);
   const storageFailures = createStorageFailureLog(reportError, warn);
   const tagOf = createEntityTagger(sha256);
+  // The texts of the animals this service served, shared by its list and getPet routes alone.
+  const texts = createPetTexts();
   const { storage, docsAssets } = options;
   const keys = createKeyRing(options.keys, sha256, options.minimumKeyLength);
   const fleet = createFleet();
@@ -193,11 +196,11 @@ export const createPetService = (options: PetServiceOptions): PetService => {
       operations: { GET: 'listPets', POST: 'createPet' },
       scopes: { GET: 'read', POST: 'create' },
       methods: {
-        GET: listPetsRoute(listPets, tagOf, listPetsText),
+        GET: listPetsRoute(listPets, tagOf, texts, listPetsText),
         POST: createPetRoute(creation, { idempotencyKeyRequired: options.idempotency?.required ?? false }),
       },
     },
-    pet: { operations: { GET: 'getPet' }, scopes: { GET: 'read' }, methods: { GET: getPetRoute(getPet, tagOf) }, deprecated: true },
+    pet: { operations: { GET: 'getPet' }, scopes: { GET: 'read' }, methods: { GET: getPetRoute(getPet, tagOf, texts) }, deprecated: true },
     openApi: { operations: { GET: 'getOpenApiDocument' }, methods: { GET: openApiRoute() }, public: true },
     docs: { operations: { GET: 'getReference' }, methods: { GET: docsRoute(docsAssets) }, public: true },
     docsAsset: { methods: { GET: docsAssetRoute(docsAssets) }, public: true },

@@ -1,4 +1,5 @@
 /** @module The in-memory index every storage lists from: arrival order plus one run per status. */
+import { AnimalStoreError } from '../core/AnimalStoreError.js';
 import type { PetPageRequest } from '../core/PetStorage.js';
 import type { Pet } from '../core/schemas/Pet.js';
 import type { PetStatus } from '../core/schemas/PetStatus.js';
@@ -95,6 +96,28 @@ export class PetIndex {
     }
     run.pets.push(pet);
     run.positions.push(position);
+  }
+
+  /**
+   * Refuses, before anything is written, new animals one of whose ids is held already or
+   * repeats among them: no storage ever holds two animals with one id, whatever sync or an
+   * edited file asks of it. A create refused so is a 503 (the storage's state is at fault,
+   * not the request), a sync step a 409 `sync_conflict`.
+   */
+  refuseTaken(pets: readonly { readonly id: number }[], doing: 'create' | 'sync'): void {
+    const seen = new Set<number>();
+    for (const { id } of pets) {
+      if (!this.has(id) && !seen.has(id)) {
+        seen.add(id);
+        continue;
+      }
+      throw doing === 'create'
+        ? new AnimalStoreError(
+            'storage_unavailable',
+            `The id ${id} this storage would give the new animal is held already by another animal, so nothing was stored (its sync state or data file was changed by hand?). Ask the operator to check the storage.`,
+          )
+        : new AnimalStoreError('sync_conflict', `The id ${id} is held here already by another animal. Nothing was stored.`);
+    }
   }
 
   /** Whether an animal with this id is held. */

@@ -11,12 +11,17 @@ import { PetIndex } from './PetIndex.js';
 import { LeaseUse } from './sync/LeaseUse.js';
 import {
   addKioskBlock,
+  checkKioskBlock,
   checkPush,
   countUnpushed,
   findUnpushed,
+  heldInRange,
   joinedKiosk,
+  leaseStart,
   markKioskPushed,
+  refuseAtKiosk,
   type SyncState,
+  skipPulledOwnIds,
   takeKioskId,
 } from './sync/syncState.js';
 
@@ -97,6 +102,7 @@ export const createMemoryStorage = (
     makeRoom(withKey ? 2 : 1);
     const id = sync.kiosk ? takeKioskId(sync.kiosk) : Math.max(nextId, index.lastId + 1);
     const pet: Pet = { id, name, categoryId, status };
+    index.refuseTaken([pet], 'create');
     index.add(pet);
     nextId = Math.max(nextId, id + 1);
     arrivals.notify();
@@ -123,15 +129,18 @@ export const createMemoryStorage = (
     },
     sync: {
       async lease(scope, size) {
+        refuseAtKiosk(sync, 'lease');
         leaseUse.refuseBeyondBound(sync.leases, index, scope);
-        const first = Math.max(nextId, index.lastId + 1);
+        const first = leaseStart(nextId, index.lastId, sync.leases);
         const lease = { scope, first, last: first + size - 1 };
         sync.leases.push(lease);
         nextId = lease.last + 1;
         return { first: lease.first, last: lease.last };
       },
       async store(scope, pushed) {
+        refuseAtKiosk(sync, 'push');
         const fresh = checkPush(sync.leases, scope, index, pushed);
+        index.refuseTaken(fresh, 'sync');
         makeRoom(fresh.length);
         for (const pet of fresh) index.add(pet);
         nextId = Math.max(nextId, index.lastId + 1);
@@ -146,11 +155,12 @@ export const createMemoryStorage = (
         return sync.kiosk && structuredClone(sync.kiosk);
       },
       async join(hub) {
-        sync.kiosk = joinedKiosk(sync.kiosk, hub, index.size, 'The memory storage');
+        sync.kiosk = joinedKiosk(sync.kiosk, hub, index.size, 'The memory storage', sync.leases.length);
         return structuredClone(sync.kiosk);
       },
       async addBlock(block) {
-        if (sync.kiosk) addKioskBlock(sync.kiosk, block);
+        const { kiosk } = sync;
+        if (kiosk && !checkKioskBlock(kiosk, block, (first, last) => heldInRange(index, first, last))) addKioskBlock(kiosk, block);
       },
       async unpushed(limit) {
         return sync.kiosk ? findUnpushed(sync.kiosk, index, limit) : { pets: [], through: 0 };
@@ -166,10 +176,15 @@ export const createMemoryStorage = (
         for (const { id, name, categoryId, status } of pulled) {
           if (!index.has(id) && !fresh.has(id)) fresh.set(id, { id, name, categoryId, status });
         }
-        makeRoom(fresh.size);
-        for (const pet of fresh.values()) index.add(pet);
-        if (sync.kiosk) sync.kiosk.checkpoint = checkpoint;
-        if (fresh.size > 0) arrivals.notify();
+        const pets = [...fresh.values()];
+        index.refuseTaken(pets, 'sync');
+        makeRoom(pets.length);
+        for (const pet of pets) index.add(pet);
+        if (sync.kiosk) {
+          skipPulledOwnIds(sync.kiosk, pets);
+          sync.kiosk.checkpoint = checkpoint;
+        }
+        if (pets.length > 0) arrivals.notify();
         return fresh.size;
       },
     },

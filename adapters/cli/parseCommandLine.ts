@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { addCopyCommand, type CopySettings, readCopySettings } from './copyCommand.js';
+import { addInitWorkerCommand, type InitWorkerSettings, readInitWorkerSettings } from './initWorkerCommand.js';
 import { packageVersion } from './packageVersion.js';
 import { refuseFlagAsValue } from './refuseFlagAsValue.js';
 import { addServeCommand, readServeSettings, type ServeSettings } from './serveCommand.js';
@@ -13,7 +14,10 @@ import { UsageError } from './UsageError.js';
 /** What the command line asks for. */
 export type CliRequest =
   /** Help or the version: print `text` on stdout, exit 0. */
-  { kind: 'print'; text: string } | { kind: 'serve'; settings: ServeSettings } | { kind: 'copy'; settings: CopySettings };
+  | { kind: 'print'; text: string }
+  | { kind: 'serve'; settings: ServeSettings }
+  | { kind: 'copy'; settings: CopySettings }
+  | { kind: 'init-worker'; settings: InitWorkerSettings };
 
 /**
  * Commander's words, in one line: "error: unknown option '--prot'\n(Did you mean --port?)"
@@ -57,8 +61,11 @@ export const parseCommandLine = (argv: readonly string[], env: NodeJS.ProcessEnv
   const copy = addCopyCommand(program).action((_flags, command: Command) => {
     request = { kind: 'copy', settings: readCopySettings(command) };
   });
-  const usage = argv[0] === 'copy' ? 'copy' : 'serve';
-  refuseFlagAsValue(argv, usage === 'copy' ? copy : serve, usage);
+  const initWorker = addInitWorkerCommand(program).action((folder: string | undefined, _flags, command: Command) => {
+    request = { kind: 'init-worker', settings: readInitWorkerSettings(folder, command) };
+  });
+  const usage = argv[0] === 'copy' ? 'copy' : argv[0] === 'init-worker' ? 'init-worker' : 'serve';
+  refuseFlagAsValue(argv, usage === 'copy' ? copy : usage === 'init-worker' ? initWorker : serve, usage);
   try {
     program.parse([...argv], { from: 'user' });
   } catch (error) {

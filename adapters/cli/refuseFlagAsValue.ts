@@ -15,7 +15,7 @@ const FLAG = /^--?[A-Za-z]/;
  * @param command The command they are for, whose options say which flags take a value.
  * @param usage The name of the command for the usage line.
  */
-export const refuseFlagAsValue = (argv: readonly string[], command: Command, usage: 'serve' | 'copy'): void => {
+export const refuseFlagAsValue = (argv: readonly string[], command: Command, usage: 'serve' | 'copy' | 'init-worker'): void => {
   const takesValue = new Map<string, string>();
   for (const option of command.options) {
     if (!option.required && !option.optional) continue;

@@ -5,6 +5,7 @@ import { parseApiKeyList, type Scope } from '../../core/auth/apiKeys.js';
 import type { RateLimitOptions } from '../../core/http/createRateLimiter.js';
 import { MAX_MEMORY_LIMIT } from '../../storage/createMemoryStorage.js';
 import { DEFAULT_EXEMPT_ADDRESSES, SERVE_LIMIT_DEFAULTS, type ServeLimit } from '../node/serve.js';
+import { closestCommand } from './closestCommand.js';
 import { DEFAULT_LOG_BUFFER_BYTES } from './createLineWriter.js';
 import {
   collect,
@@ -65,6 +66,8 @@ export interface ServeSettings {
   delay: number;
   /** `--sync-with` and its companions: this server is a kiosk of that hub. */
   sync: SyncSettings | undefined;
+  /** `--browser-kiosk`: serve the kiosk web app under /kiosk/. */
+  browserKiosk: boolean;
 }
 
 /** The default data file, relative to the working directory. */
@@ -93,6 +96,7 @@ interface ServeFlags {
   quiet?: boolean;
   maxLogBuffer: number;
   metrics?: boolean;
+  browserKiosk?: boolean;
   testMode?: boolean;
   delay?: number;
   headersTimeout: number;
@@ -132,6 +136,7 @@ const ENVIRONMENT_HELP = `
 Environment:
   PORT                          the port, when --port is not given
   DATABASE_URL                  as --database; --data, FILE, --memory and --test-mode win over it
+  ANIMAL_STORE_MEMORY_LIMIT     as --memory-limit
   ANIMAL_STORE_API_KEYS         accepted API keys, comma-separated (beside --api-key and --api-key-file)
   ANIMAL_STORE_CURSOR_SECRET    as --cursor-secret
   ANIMAL_STORE_EXEMPT_ADDRESSES as --exempt-addresses
@@ -171,7 +176,7 @@ export const addServeCommand = (program: Command): Command => {
     .argument('[FILE]', `the JSON data file to keep animals in (as --data FILE; default ${DEFAULT_DATA_FILE})`)
     .allowExcessArguments();
 
-  serve.optionsGroup('Where the animals live:');
+  serve.optionsGroup('Storage (where the animals live):');
   serve
     .addOption(
       new Option('--data <FILE>', `the JSON data file (default ${DEFAULT_DATA_FILE}); created, mode 0600, when missing`).conflicts(
@@ -211,7 +216,7 @@ export const addServeCommand = (program: Command): Command => {
     )
     .option(
       '--api-key <KEY>',
-      'an accepted API key; repeatable. Every local user can read it in the process list: prefer --api-key-file or ANIMAL_STORE_API_KEYS',
+      'an accepted API key; repeatable. Every local user can read it in the process list: prefer --api-key-file or the variable (env: ANIMAL_STORE_API_KEYS, keys split by commas)',
       collect,
     )
     .addOption(
@@ -231,7 +236,7 @@ export const addServeCommand = (program: Command): Command => {
       new Option('--idempotency-key-lifetime <SECONDS>', 'how long an Idempotency-Key is kept').argParser(wholeNumber(1)).default(86_400),
     );
 
-  serve.optionsGroup('Limits (see docs/bounds.md):');
+  serve.optionsGroup('Network limits (see docs/network.md):');
   for (const [name, flags, description] of LIMIT_FLAGS) {
     serve.addOption(new Option(flags, description).argParser(wholeNumber(1)).default(SERVE_LIMIT_DEFAULTS[name]));
   }
@@ -265,6 +270,12 @@ export const addServeCommand = (program: Command): Command => {
     .option('--metrics', 'serve Prometheus metrics at /metrics, behind the API keys (needs: npm install prom-client)');
 
   addSyncOptions(serve);
+
+  serve.optionsGroup('Kiosk in the browser:');
+  serve.option(
+    '--browser-kiosk',
+    'serve the kiosk web app under /kiosk/ (a tablet opens /kiosk/#key=KEY once; it then works offline and syncs with this server)',
+  );
 
   serve.optionsGroup('End-to-end tests:');
   serve
@@ -308,8 +319,9 @@ const readStorage = (command: Command, flags: ServeFlags, file: string | undefin
   if (file !== undefined && flags.data !== undefined) throw new UsageError('give the data file once: as FILE or as --data FILE');
   // A mistyped command must not become a new data file of that name.
   if (file !== undefined && !/\.json$/i.test(file) && !existsSync(file)) {
+    const meant = closestCommand(file, ['serve', 'copy']);
     throw new UsageError(
-      `unknown command ${JSON.stringify(file.slice(0, 40))}; the commands are serve and copy (a data file given as FILE ends in .json)`,
+      `unknown command ${JSON.stringify(file.slice(0, 40))}; ${meant === undefined ? '' : `did you mean ${meant}? `}the commands are serve and copy (a data file given as FILE ends in .json)`,
     );
   }
   const dataFile = file ?? flags.data;
@@ -366,6 +378,10 @@ export const readServeSettings = (command: Command, file: string | undefined, en
       '--seed fills memory or a new data file; to fill a database, copy a data file into it: animal-store copy --from FILE --to URL',
     );
   }
+  // The kiosk's page and its API (/kiosk/v1, answered in the browser) own /kiosk.
+  if (flags.browserKiosk && (flags.basePath === '/kiosk' || flags.basePath.startsWith('/kiosk/'))) {
+    throw new UsageError(`--browser-kiosk serves the kiosk app under /kiosk/, so --base-path cannot be ${flags.basePath}`);
+  }
   if (flags.delay !== undefined && !flags.testMode) {
     throw new UsageError('--delay slows every answer down, for end-to-end tests: it needs --test-mode');
   }
@@ -398,5 +414,6 @@ export const readServeSettings = (command: Command, file: string | undefined, en
     testMode: flags.testMode ?? false,
     delay: flags.delay ?? 0,
     sync: readSyncSettings(flags, command, API_KEY_FORMAT),
+    browserKiosk: flags.browserKiosk ?? false,
   };
 };

@@ -1,5 +1,6 @@
 /** @module Why `animal-store serve` could not start, in one line that names the cause and the fix. */
 import { reasonOf } from '../../storage/reasonOf.js';
+import { folderGivenAsFile } from './folderGivenAsFile.js';
 import type { ServeSettings } from './serveCommand.js';
 
 /** The system error code of an error or of what caused it (a DataFileError wraps one). */
@@ -20,6 +21,8 @@ const isAnimalList = (problem: string): boolean => /^(the file must be a JSON ob
  * that are not data files get advice; anything else is said as it is.
  */
 export const startFailure = (error: unknown, { host, port, storage }: ServeSettings): string => {
+  const folder = folderGivenAsFile(error);
+  if (folder !== undefined) return folder;
   const reason = reasonOf(error);
   // The storage words a file failure `… (EROFS).`: that code is the true one, whatever the cause chain holds.
   const code = /\((E[A-Z0-9]+)\)\.?$/.exec(reason)?.[1] ?? codeOf(error);

@@ -12,7 +12,7 @@ import { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import { type MaybePromise, whenReady, whenSettled } from '../../core/MaybePromise.js';
 import { connectionState, trackAnswer } from './connectionState.js';
 import { adapterErrorAnswer, writeErrorAnswer } from './ErrorAnswer.js';
-import { FIXED_ORIGIN, readRequestHead, targetPathAndQuery } from './readRequestHead.js';
+import { FIXED_ORIGIN, type KnownHost, readRequestHead, targetPathAndQuery } from './readRequestHead.js';
 
 /** What the listener needs beyond the service. */
 export interface RequestListenerOptions {
@@ -80,6 +80,7 @@ export const createRequestListener = (
   options: RequestListenerOptions,
 ): RequestListener => {
   const { maxPipelinedRequests, logAnswer, reportError } = options;
+  const knownHost: KnownHost = { last: undefined };
 
   /** Answers with the Error answer of `error` (a bare 500 for anything but an AnimalStoreError). */
   const answer = (req: IncomingMessage, res: ServerResponse, error: unknown) => {
@@ -107,7 +108,7 @@ export const createRequestListener = (
       return;
     }
 
-    const head = readRequestHead(req.url ?? '', req.rawHeaders, req.httpVersion);
+    const head = readRequestHead(req.url ?? '', req.rawHeaders, req.httpVersion, knownHost);
     if (head.answer) {
       answer(req, res, head.answer);
       return;

@@ -81,10 +81,13 @@ export const targetPathAndQuery = (target: string): string | undefined => {
 };
 
 /**
- * The last Host found valid: a server's clients name it the same way request after request,
- * so checking a Host is one string comparison but for the first and for a change.
+ * The last Host a server found valid, one per server (`createRequestListener`, the Express
+ * middleware): its clients name it the same way request after request, so checking a Host
+ * is one string comparison but for the first and for a change.
  */
-let lastValidHost: string | undefined;
+export interface KnownHost {
+  last: string | undefined;
+}
 
 const quoteShort = (value: string) => JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
 
@@ -98,8 +101,14 @@ const quoteShort = (value: string) => JSON.stringify(value.length > 40 ? `${valu
  * @param target The request target as received (`req.url`, or `req.originalUrl` in Express).
  * @param rawHeaders The header lines as received (`req.rawHeaders`).
  * @param httpVersion The request's HTTP version (`req.httpVersion`), such as `1.1`.
+ * @param known The server's last valid Host, read and updated here.
  */
-export const readRequestHead = (target: string, rawHeaders: readonly string[], httpVersion = '1.1'): RequestHead => {
+export const readRequestHead = (
+  target: string,
+  rawHeaders: readonly string[],
+  httpVersion = '1.1',
+  known: KnownHost = { last: undefined },
+): RequestHead => {
   const pathAndQuery = targetPathAndQuery(target);
   if (pathAndQuery === undefined) {
     return {
@@ -119,8 +128,8 @@ export const readRequestHead = (target: string, rawHeaders: readonly string[], h
     return { answer: validationFailed('Host', 'An HTTP/1.1 request needs a Host header naming the server, such as example.com:8080.') };
   }
   const host = lines.host ?? '';
-  if (target.startsWith('/') && host !== lastValidHost) {
-    if (isValidHost(host)) lastValidHost = host;
+  if (target.startsWith('/') && host !== known.last) {
+    if (isValidHost(host)) known.last = host;
     else
       return {
         answer: validationFailed(

@@ -5,6 +5,7 @@ import type { SyncStatus } from '../../core/schemas/SyncSchemas.js';
 import { createSyncClient, type SyncClient, SyncHubError } from '../../core/sync/createSyncClient.js';
 import type { SyncStorage } from '../../core/sync/SyncStorage.js';
 import { idsLeft } from '../../storage/sync/syncState.js';
+import { explainRefusedCreates } from './explainRefusedCreates.js';
 
 /** How a kiosk syncs. */
 export interface ReplicatorOptions {
@@ -37,7 +38,18 @@ export interface Replicator {
   syncNow(): Promise<void>;
   /** Stops the rounds; resolves once the round in flight (if any) ended. */
   stop(): Promise<void>;
+  /**
+   * The kiosk's storage as a service should be given it: the same storage, but a create
+   * refused for want of leased ids says why when the hub refuses the kiosk's sync key.
+   */
+  readonly storage: PetStorage;
 }
+
+/** What the status, the log and refused creates say when the hub refuses the kiosk's key (401 or 403). */
+const keyRefusal = (hub: string, status: number, detail: string): { problem: string; forCreates: string } => ({
+  problem: `the hub ${hub} refuses this kiosk's sync key: it answered ${status} (${detail}); give --sync-key (or ANIMAL_STORE_SYNC_KEY) a key the hub accepts`,
+  forCreates: `The hub refuses this kiosk's sync key (it answered ${status}), so it leases no ids to this kiosk: the operator must give the kiosk a sync key the hub accepts.`,
+});
 
 /** Below this many leased ids left, a kiosk asks for another block: half a block, well before it runs out. */
 export const LEASE_LOW_WATER = 500;
@@ -86,6 +98,8 @@ export const startReplicator = async (options: ReplicatorOptions): Promise<Repli
 
   let reachable = false;
   let problem: string | null = 'not tried yet';
+  /** Set while the hub refuses the key: what refused creates say. */
+  let refusedKey: string | undefined;
   let lastPush: number | undefined;
   let lastPull: number | undefined;
   let round: Promise<void> | undefined;
@@ -116,7 +130,11 @@ export const startReplicator = async (options: ReplicatorOptions): Promise<Repli
       }
       const cut = batch.length < pets.length;
       const pushedThrough = (await sync.kiosk())?.pushedThrough ?? 0;
-      if (batch.length > 0) pushed += (await client.push(batch)).stored;
+      if (batch.length > 0) {
+        pushed += (await client.push(batch)).stored;
+        // The last push the hub answered, whatever it stored; a round that pushes nothing is no exchange.
+        lastPush = now();
+      }
       const reached = cut ? batch.at(-1)!.id : through;
       if (reached !== pushedThrough) await sync.markPushed(reached);
       if (!cut && pets.length < PUSH_BATCH) return pushed;
@@ -128,6 +146,7 @@ export const startReplicator = async (options: ReplicatorOptions): Promise<Repli
     for (;;) {
       const checkpoint = (await sync.kiosk())?.checkpoint ?? 0;
       const answer = await client.pull(checkpoint, PULL_BATCH);
+      lastPull = now();
       if (answer.pets.length > 0 || answer.checkpoint !== checkpoint) pulled += await sync.insertPulled(answer.pets, answer.checkpoint);
       if (answer.pets.length < PULL_BATCH) return pulled;
     }
@@ -148,16 +167,25 @@ export const startReplicator = async (options: ReplicatorOptions): Promise<Repli
     try {
       const leaseProblem = await leaseOrSayWhyNot();
       const pushed = await pushAll();
-      lastPush = now();
       const pulled = await pullAll();
-      lastPull = now();
       if (!reachable) log.info?.(`sync: reached the hub ${hub}`, { hub });
       if (pushed > 0 || pulled > 0) log.info?.(`sync: pushed ${pushed} and pulled ${pulled} animals`, { hub, pushed, pulled });
       if (leaseProblem !== null && leaseProblem !== problem) log.warn?.(`sync: ${leaseProblem}`, { hub });
       reachable = true;
       problem = leaseProblem;
+      refusedKey = undefined;
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      // Never the key itself, whatever a hub's answer echoes.
+      const message = (error instanceof Error ? error.message : String(error)).replaceAll(key, '[the sync key]');
+      let reason = message;
+      refusedKey = undefined;
+      if (error instanceof SyncHubError && (error.status === 401 || error.status === 403)) {
+        const detail = message.replace(/^the hub \S+ answered [0-9]+: /, '');
+        const refusal = keyRefusal(hub, error.status, detail);
+        reason = refusal.problem;
+        refusedKey = refusal.forCreates;
+      }
+      // Once per reason, not every round.
       if (reachable || problem !== reason) log.warn?.(`sync: ${reason}; local creates are kept and go up once the hub is reached`, { hub });
       reachable = false;
       problem = reason;
@@ -223,10 +251,9 @@ export const startReplicator = async (options: ReplicatorOptions): Promise<Repli
 
   const schedule = () => {
     if (stopped) return;
-    timer = setTimeout(() => {
-      void syncNow().then(schedule);
-    }, intervalSeconds * 1000);
+    timer = setTimeout(() => void syncNow().then(schedule), intervalSeconds * 1000);
   };
+  // One live pull loop for the replicator's life, from the end of its first round.
   void syncNow().then(() => {
     schedule();
     if (waitSeconds > 0 && !stopped) living = pullLive();
@@ -247,6 +274,7 @@ export const startReplicator = async (options: ReplicatorOptions): Promise<Repli
       };
     },
     syncNow,
+    storage: explainRefusedCreates(storage, () => refusedKey),
     async stop() {
       stopped = true;
       clearTimeout(timer);

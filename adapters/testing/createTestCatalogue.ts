@@ -51,6 +51,8 @@ const ORIGIN = 'http://animal-store.test';
 /**
  * Creates a test catalogue over memory storage. Injected failures are not logged as
  * errors (they are expected); any other failure is, through `logger` or `console`.
+ * Warnings (the storage working again once a fault is spent, a deprecated operation's first
+ * use) go to `logger.warn` only when one is given: a test's output stays the test's own.
  *
  * @example
  * const pets = createTestCatalogue({ seed: [{ name: 'Rex', categoryId: 1 }] });
@@ -93,6 +95,7 @@ export const createTestCatalogue = (options: TestCatalogueOptions = {}): TestCat
     storage,
     logger: {
       ...logger,
+      warn: logger.warn ?? (() => {}),
       error: (message, error) => {
         if (isInjectedFault(error)) return;
         (logger.error ?? console.error)(message, error);

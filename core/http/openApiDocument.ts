@@ -62,6 +62,30 @@ const commonErrors = {
   default: errorResponse('Any other failure: an Error body whose status equals the HTTP status.'),
 };
 
+/**
+ * The 400 of a request whose head the server cannot read (a request target that is not a
+ * path, a Host that is not a host): the Node server and the Express middleware answer it
+ * before the service, on every path, public ones included.
+ */
+const malformedRequest = errorResponse(
+  'The request target or Host header cannot be read (answered by the server before the service).',
+  undefined,
+  { authenticated: false },
+);
+
+/** The operations' groups, declared once: an operation names one of them. */
+const tags = [
+  { name: 'pets', description: 'The catalogue: list, add and fetch animals.' },
+  { name: 'reference', description: 'This document and the reference page drawn from it, public.' },
+  { name: 'sync', description: "Kiosks and their hub: leased ids, pushes of kiosk-made animals, the feed, and a kiosk's state." },
+];
+
+/** A component schema's own reference in place of the same schema written out inside another. */
+const withReferences = (schema: object, references: Record<string, string>) => {
+  const { properties, ...rest } = schema as { properties: Record<string, unknown> };
+  return { ...rest, properties: { ...properties, ...Object.fromEntries(Object.entries(references).map(([name, to]) => [name, ref(to)])) } };
+};
+
 const deprecationHeaders = {
   Deprecation: { description: `Always ${DEPRECATION} (RFC 9745).`, schema: { type: 'string' } },
   Sunset: { description: `Always ${SUNSET} (RFC 8594).`, schema: { type: 'string' } },
@@ -144,19 +168,23 @@ export const createOpenApiDocument = (base: string): Record<string, unknown> => 
       title: 'Animal Store',
       version: INTERFACE_VERSION,
       description: "The catalogue of a store's animals: list, add and fetch animals.",
+      license: { name: 'MIT', identifier: 'MIT' },
+      contact: { name: 'animal-store contributors' },
     },
     servers: [{ url: base }],
     security: [{ bearerAuth: [] }],
+    tags,
     paths: {
       '/pets': {
         get: {
           operationId: 'listPets',
           summary: 'List all animals',
+          tags: ['pets'],
           description:
             'Animals in the order they arrived in this catalogue (ascending id order for a catalogue that never syncs), a page at a time. When more remain, a Link header with rel="next" points at the next page.',
           parameters: [
             queryParameter('limit', 'The most animals to return: 1 to 100, decimal digits, default 20.'),
-            queryParameter('status', 'Only animals with this availability status.'),
+            { ...queryParameter('status', 'Only animals with this availability status.'), schema: ref('PetStatus') },
             queryParameter('cursor', "Where the page starts, as given by the previous page's Link header."),
             parameter('If-None-Match'),
           ],
@@ -177,6 +205,9 @@ export const createOpenApiDocument = (base: string): Record<string, unknown> => 
         post: {
           operationId: 'createPet',
           summary: 'Add an animal',
+          tags: ['pets'],
+          description:
+            'Stores a new animal and gives it the next id; the answer comes once it is durable. With an Idempotency-Key, a retry of the same create stores nothing more and gets the first answer again.',
           parameters: [parameter('Idempotency-Key')],
           requestBody: { required: true, content: { 'application/json': { schema: ref('NewPet') } } },
           responses: {
@@ -209,6 +240,7 @@ export const createOpenApiDocument = (base: string): Record<string, unknown> => 
         get: {
           operationId: 'getPet',
           summary: 'Get an animal',
+          tags: ['pets'],
           deprecated: true,
           description: 'Deprecated; removed on 5 December 2030, after which it answers 410 Gone. Use GET /pets with the status filter.',
           parameters: [
@@ -240,18 +272,25 @@ export const createOpenApiDocument = (base: string): Record<string, unknown> => 
         get: {
           operationId: 'getReference',
           summary: 'This reference, for people',
+          tags: ['reference'],
           description: 'An HTML page drawn from this document, with the deprecation notice at #deprecation.',
           security: [],
-          responses: { '200': { description: 'The reference page.', content: { 'text/html': { schema: { type: 'string' } } } } },
+          responses: {
+            '200': { description: 'The reference page.', content: { 'text/html': { schema: { type: 'string' } } } },
+            '400': malformedRequest,
+          },
         },
       },
       '/openapi.json': {
         get: {
           operationId: 'getOpenApiDocument',
           summary: 'This document',
+          tags: ['reference'],
+          description: 'This OpenAPI 3.1 document, for code generators and API tools; public, as the reference page is.',
           security: [],
           responses: {
             '200': { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } },
+            '400': malformedRequest,
           },
         },
       },
@@ -260,7 +299,8 @@ export const createOpenApiDocument = (base: string): Record<string, unknown> => 
       ...components,
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
       schemas: {
-        Pet: schemaOf(Pet),
+        // An animal's id and status are the components below, by reference, as generators name them.
+        Pet: withReferences(schemaOf(Pet), { id: 'PetId', status: 'PetStatus' }),
         // A request body: its defaults said in words, so that generators keep `status` optional.
         NewPet: describeDefaults(schemaOf(NewPet, 'input')),
         PetStatus: schemaOf(PetStatus),

@@ -23,12 +23,13 @@ export const syncPaths = ({ ref, retryAfter, answerHeaders, errorResponse, commo
       post: {
         operationId: 'leaseIds',
         summary: 'Lease a block of ids to this key (sync)',
-        description: `Gives the calling key the next 1,000 ids, durably, for a kiosk to give its own animals offline. The body is empty or {}. A lost answer only wastes the block. A key holds at most ${MAX_UNUSED_LEASES} leased blocks from which nothing was pushed: past that the lease is refused (429) and nothing is stored. Needs the scope sync.`,
+        description: `Gives the calling key the next 1,000 ids, durably, for a kiosk to give its own animals offline: ids above every id the hub holds or leased before. The body is empty or {}. A lost answer only wastes the block. A key holds at most ${MAX_UNUSED_LEASES} leased blocks from which nothing was pushed: past that the lease is refused (429) and nothing is stored. A kiosk (a server that syncs with a hub) refuses every lease with 409 sync_conflict. Needs the scope sync.`,
         tags: ['sync'],
         responses: {
           '201': { description: 'The block, first to last id included.', headers: answerHeaders, content: json('SyncLease') },
           '400': errorResponse('The body is not empty or {}.'),
           '404': notHub,
+          '409': errorResponse('sync_conflict: this server is a kiosk, which leases no ids (only its hub does); nothing was stored.'),
           ...commonErrors,
           '429': errorResponse(
             `rate_limited: this key holds ${MAX_UNUSED_LEASES} leased blocks from which nothing was pushed (push from them first), or is over its rate limit; nothing was leased.`,
@@ -42,7 +43,7 @@ export const syncPaths = ({ ref, retryAfter, answerHeaders, errorResponse, commo
       post: {
         operationId: 'pushPets',
         summary: 'Store animals a kiosk made (sync)',
-        description: `Stores up to ${PUSH_MAX} animals made at a kiosk, each with the id it was created with, in one durable write; ones stored already with the same fields are skipped, so a push may be repeated. The whole push is refused, nothing stored, when one id is not in a block leased to this key (403) or is stored with other fields (409).`,
+        description: `Stores up to ${PUSH_MAX} animals made at a kiosk, each with the id it was created with, in one durable write; ones stored already with the same fields are skipped, so a push may be repeated. The whole push is refused, nothing stored, when one id is not in a block leased to this key (403), is stored with other fields (409), or when this server is a kiosk, which takes no pushes (409).`,
         tags: ['sync'],
         requestBody: { required: true, content: json('SyncPush') },
         responses: {
@@ -53,7 +54,9 @@ export const syncPaths = ({ ref, retryAfter, answerHeaders, errorResponse, commo
           },
           '400': errorResponse('The body is not a valid push (malformed animals or ids, unknown fields, too many animals).'),
           '404': notHub,
-          '409': errorResponse('sync_conflict: an animal is stored with other fields; nothing was stored.'),
+          '409': errorResponse(
+            'sync_conflict: an animal is stored with other fields, or this server is a kiosk (which takes no pushes); nothing was stored.',
+          ),
           ...commonErrors,
           '403': errorResponse('forbidden: an id was not leased to this key, or the key lacks the scope sync; nothing was stored.'),
           '503': unavailable,

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { EntityTagger } from '../http/entityTags.js';
 import { type MaybePromise, whenReady } from '../MaybePromise.js';
 import type { Pet } from '../schemas/Pet.js';
-import { pageText } from './petText.js';
+import type { PetTexts } from './createPetTexts.js';
 
 /** A page's body and its entity tag. */
 export interface PageAnswer {
@@ -46,7 +46,7 @@ const isPage = (kept: KeptPage, pets: readonly Pet[], link: string | undefined) 
  * when the storage hands over the very same animal objects under the same Link, all frozen
  * plain objects (as the memory and JSON-file storages keep them): those cannot have
  * changed, and a storage that reloads an edited file hands over new ones. Any other page
- * is joined from its animals' texts (`pageText`), tagged, and not kept.
+ * is joined from its animals' texts (the service's `pageText`), tagged, and not kept.
  *
  * A page is kept only once it is asked for again within the last `PAGES_KEPT` pages
  * answered, as a page asked for again and again is: a walk through more pages than the
@@ -54,7 +54,7 @@ const isPage = (kept: KeptPage, pets: readonly Pet[], link: string | undefined) 
  * which cost such a walk more than the cache saved anyone. The pages seen
  * once are remembered by their first animal alone, in a table of fixed size.
  */
-export const createPageCache = (tagOf: EntityTagger): PageCache => {
+export const createPageCache = (tagOf: EntityTagger, { pageText }: PetTexts): PageCache => {
   const kept = new LRUCache<Pet, KeptPage[]>({ max: PAGES_KEPT });
   const seenFirst: (Pet | undefined)[] = new Array(PAGES_KEPT);
   const seenAt = new Float64Array(PAGES_KEPT);

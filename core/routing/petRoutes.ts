@@ -10,10 +10,10 @@ import { readIdempotencyKey } from '../http/readIdempotencyKey.js';
 import { readJsonBody } from '../http/readJsonBody.js';
 import { withHeaders } from '../http/withHeaders.js';
 import { whenReady } from '../MaybePromise.js';
-import type { Pet } from '../schemas/Pet.js';
 import { createPageCache, createTextPageCache, type PageAnswer } from './createPageCache.js';
+import type { PetTexts } from './createPetTexts.js';
 import type { RouteHandler } from './createRouter.js';
-import { keepForPet, petText } from './petText.js';
+import { KeptPerPet } from './KeptPerPet.js';
 import type { RouteContext } from './RouteContext.js';
 
 /** A 200 with its strong ETag, or a 304 when the client's copy (If-None-Match) is current. */
@@ -32,9 +32,10 @@ const answerWithTag = ({ request, respond, headers }: RouteContext, { text, etag
 export const listPetsRoute = (
   listPets: CatalogueParts['listPets'],
   tagOf: EntityTagger,
+  texts: PetTexts,
   listPetsText?: CatalogueParts['listPetsText'],
 ): RouteHandler => {
-  const pageAnswer = createPageCache(tagOf);
+  const pageAnswer = createPageCache(tagOf, texts);
   const linkOf = (base: string, next: NextPageQuery | undefined) =>
     // The query the catalogue obeyed, written as the client will read it.
     next === undefined ? undefined : `<${base}/pets?${writeListQuery(next)}>; rel="next"`;
@@ -89,10 +90,10 @@ export const createPetRoute =
 /**
  * GET {base}/pets/{petId}: one animal, with the route's deprecation headers; answered at
  * once when the storage and the hash answer at once. A frozen animal's text and tag are
- * kept (it cannot change; `keepForPet` bounds how many), so asking again hashes nothing.
+ * kept (it cannot change; `KeptPerPet` bounds how many), so asking again hashes nothing.
  */
-export const getPetRoute = (getPet: CatalogueParts['getPet'], tagOf: EntityTagger): RouteHandler => {
-  const answers = new Map<Pet, PageAnswer>();
+export const getPetRoute = (getPet: CatalogueParts['getPet'], tagOf: EntityTagger, { petText }: PetTexts): RouteHandler => {
+  const answers = new KeptPerPet<PageAnswer>();
   return (context) => {
     const petId = context.petId ?? '';
     const id = parsePetId(petId);
@@ -103,7 +104,7 @@ export const getPetRoute = (getPet: CatalogueParts['getPet'], tagOf: EntityTagge
       const text = petText(pet);
       return whenReady(tagOf(text), (etag) => {
         const answer = { text, etag };
-        keepForPet(answers, pet, answer);
+        answers.keep(pet, answer);
         return answerWithTag(context, answer);
       });
     });

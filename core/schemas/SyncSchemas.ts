@@ -74,9 +74,9 @@ export const SyncStatus = v.strictObject({
   waiting: v.pipe(v.number(), v.integer(), v.minValue(0)),
   /** Leased ids left for local creates. */
   idsLeft: v.pipe(v.number(), v.integer(), v.minValue(0)),
-  /** When the last push (or a check that nothing was waiting) succeeded, ISO 8601; null before the first. */
+  /** When the hub last answered a push of this kiosk's animals, ISO 8601; null before the first. */
   lastPush: v.nullable(v.string()),
-  /** When the last pull succeeded, ISO 8601; null before the first. */
+  /** When the hub last answered a pull, ISO 8601; null before the first. */
   lastPull: v.nullable(v.string()),
   /** Why the last exchange failed, for an operator; null while reachable. */
   problem: v.nullable(v.string()),

@@ -1,6 +1,6 @@
 /** @module The step that applies what holds for the route: it exists, its deprecation and sunset, its methods. */
 import { AnimalStoreError } from '../AnimalStoreError.js';
-import { deprecationHeaders, SUNSET_TIME } from '../http/deprecation.js';
+import { createDeprecationHeaders, SUNSET_TIME } from '../http/deprecation.js';
 import { withHeaders } from '../http/withHeaders.js';
 import type { DeprecationTracker } from '../routing/createDeprecationTracker.js';
 import type { Route } from '../routing/createRouter.js';
@@ -18,9 +18,9 @@ export interface RouteRulesOptions {
  * route's answers their headers, counts its calls per key and refuses it after its sunset
  * (410), and refuses a method the route does not answer (405, with `Allow`).
  */
-export const routeRulesStep =
-  ({ deprecation, allowOf }: RouteRulesOptions): Step =>
-  (state, next) => {
+export const routeRulesStep = ({ deprecation, allowOf }: RouteRulesOptions): Step => {
+  const deprecationHeaders = createDeprecationHeaders();
+  return (state, next) => {
     const { match, base, method, request } = state;
     if (!match)
       throw new AnimalStoreError('not_found', `There is nothing at ${state.path.slice(0, 64)}; the operations live under ${base}/pets.`);
@@ -42,3 +42,4 @@ export const routeRulesStep =
     }
     return next();
   };
+};

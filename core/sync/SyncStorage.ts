@@ -59,6 +59,9 @@ export interface StoreResult {
  *   leased before, and local creates (hub or kiosk) never take a leased id of someone else.
  * - Animals stored by `store` or `insertPulled` keep their ids and arrive at the end of the
  *   arrival order, so pagers and pull checkpoints never miss them.
+ * - No storage ever holds two animals with one id: a kiosk refuses `lease` and `store`
+ *   (`sync_conflict`, 409), `addBlock` refuses a block overlapping ids held or another block,
+ *   and any write that would still add an id held is refused before anything is written.
  */
 export interface SyncStorage {
   /**

@@ -10,4 +10,10 @@ export interface PetFileHooks {
    * starts. An index fed from here holds the file's order and never a failed write's animal.
    */
   onAppended?: (pets: readonly Pet[]) => void;
+  /**
+   * Before a write that adds animals: throws (an AnimalStoreError) when one of their ids is
+   * held already, and then nothing is written; the ids given stay given, so the next write
+   * does not meet the same one.
+   */
+  refuseTaken?: (pets: readonly Pet[], doing: 'create' | 'sync') => void;
 }

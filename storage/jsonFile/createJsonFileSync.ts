@@ -4,7 +4,20 @@ import type { Arrivals } from '../../core/sync/createArrivals.js';
 import type { SyncStorage } from '../../core/sync/SyncStorage.js';
 import type { PetIndex } from '../PetIndex.js';
 import { LeaseUse } from '../sync/LeaseUse.js';
-import { addKioskBlock, checkPush, copySyncState, countUnpushed, findUnpushed, joinedKiosk, markKioskPushed } from '../sync/syncState.js';
+import {
+  addKioskBlock,
+  checkKioskBlock,
+  checkPush,
+  copySyncState,
+  countUnpushed,
+  findUnpushed,
+  heldInRange,
+  joinedKiosk,
+  leaseStart,
+  markKioskPushed,
+  refuseAtKiosk,
+  skipPulledOwnIds,
+} from '../sync/syncState.js';
 import type { PetFile } from './PetFile.js';
 
 /**
@@ -24,8 +37,9 @@ export const createJsonFileSync = (petFile: PetFile, index: () => PetIndex, name
     async lease(scope, size) {
       await petFile.refresh();
       return petFile.update((data) => {
+        refuseAtKiosk(data.sync, 'lease');
         leaseUse.refuseBeyondBound(data.sync.leases, index(), scope);
-        const first = data.nextId;
+        const first = leaseStart(data.nextId, index().lastId, data.sync.leases);
         const lease = { scope, first, last: first + size - 1 };
         data.sync.leases.push(lease);
         data.nextId = lease.last + 1;
@@ -35,7 +49,9 @@ export const createJsonFileSync = (petFile: PetFile, index: () => PetIndex, name
     async store(scope, pushed) {
       await petFile.refresh();
       return petFile.update((data) => {
+        refuseAtKiosk(data.sync, 'push');
         const fresh = checkPush(data.sync.leases, scope, index(), pushed);
+        index().refuseTaken(fresh, 'sync');
         data.pets.push(...fresh);
         return { stored: fresh.length, present: pushed.length - fresh.length };
       });
@@ -45,17 +61,20 @@ export const createJsonFileSync = (petFile: PetFile, index: () => PetIndex, name
       return kiosk && copySyncState({ leases: [], kiosk }).kiosk;
     },
     async join(hub) {
-      const kiosk = joinedKiosk(petFile.sync?.kiosk, hub, petFile.pets.length, `The data file ${name}`);
-      if (petFile.sync?.kiosk === undefined) {
+      const where = `The data file ${name}`;
+      const current = petFile.sync?.kiosk;
+      const kiosk = joinedKiosk(current, hub, petFile.pets.length, where, petFile.sync?.leases.length);
+      if (kiosk !== current) {
         await petFile.update((data) => {
-          data.sync.kiosk = joinedKiosk(data.sync.kiosk, hub, data.pets.length, `The data file ${name}`);
+          data.sync.kiosk = joinedKiosk(data.sync.kiosk, hub, data.pets.length, where, data.sync.leases.length);
         });
       }
       return copySyncState({ leases: [], kiosk }).kiosk!;
     },
     async addBlock(block) {
       await petFile.update((data) => {
-        if (data.sync.kiosk) addKioskBlock(data.sync.kiosk, block);
+        const { kiosk } = data.sync;
+        if (kiosk && !checkKioskBlock(kiosk, block, (first, last) => heldInRange(index(), first, last))) addKioskBlock(kiosk, block);
       });
     },
     async unpushed(limit) {
@@ -81,9 +100,13 @@ export const createJsonFileSync = (petFile: PetFile, index: () => PetIndex, name
           seen.add(id);
           fresh.push({ id, name: petName, categoryId, status });
         }
+        held.refuseTaken(fresh, 'sync');
         data.pets.push(...fresh);
         data.nextId = Math.max(data.nextId, ...fresh.map(({ id }) => id + 1));
-        if (data.sync.kiosk) data.sync.kiosk.checkpoint = checkpoint;
+        if (data.sync.kiosk) {
+          skipPulledOwnIds(data.sync.kiosk, fresh);
+          data.sync.kiosk.checkpoint = checkpoint;
+        }
         return fresh.length;
       });
     },

@@ -3,7 +3,16 @@ import type { Pet } from '../../core/schemas/Pet.js';
 import { type IdBlock, type KioskState, MAX_UNUSED_LEASES, SyncJoinError, type SyncStorage } from '../../core/sync/SyncStorage.js';
 import { PetIndex } from '../PetIndex.js';
 import { tooManyUnusedLeases } from '../sync/LeaseUse.js';
-import { checkPush, inBlocks, joinedKiosk } from '../sync/syncState.js';
+import {
+  checkKioskBlock,
+  checkPush,
+  inBlocks,
+  joinedKiosk,
+  kioskRefusal,
+  leaseStart,
+  sameHub,
+  skipPulledOwnIds,
+} from '../sync/syncState.js';
 import type { PostgresConnection } from './connectPostgres.js';
 import type { PostgresArrivals } from './createPostgresArrivals.js';
 import { inTransaction } from './inTransaction.js';
@@ -84,22 +93,31 @@ export const createPostgresSync = (db: PostgresConnection, where: string, arriva
     // Under the lock, so two instances leasing for one key at once count each other's block.
     lease: (scope, size) =>
       write(async (client) => {
+        if ((await client.query(sql.kiosk)).rows.length > 0) throw kioskRefusal('lease');
+        const { rows: counter } = await client.query(sql.lock);
         const { unused } = await countLeases((text, values) => client.query(text, values), scope);
         if (unused >= MAX_UNUSED_LEASES) throw tooManyUnusedLeases(unused);
-        const { rows } = await client.query(sql.lease, [scope, size]);
+        const { rows: highest } = await client.query(sql.highest);
+        const first = leaseStart(Number(counter[0]!.next_id), Number(highest[0]!.highest_id), [
+          { first: 0, last: Number(highest[0]!.leased_id) },
+        ]);
+        const { rows } = await client.query(sql.lease, [scope, first, first + size - 1]);
         return { first: Number(rows[0]!.first_id), last: Number(rows[0]!.last_id) };
       }),
     store: (scope, pets) =>
       write(async (client) => {
+        if ((await client.query(sql.kiosk)).rows.length > 0) throw kioskRefusal('push');
         const ids = pets.map(({ id }) => id);
         const { rows: leases } = await client.query(sql.leasesFor, [scope, ids]);
         const { rows: held } = await client.query(sql.held, [ids]);
+        const index = new PetIndex(held.map(toPet));
         const fresh = checkPush(
           leases.map((lease) => ({ scope, first: Number(lease.first_id), last: Number(lease.last_id) })),
           scope,
-          new PetIndex(held.map(toPet)),
+          index,
           pets,
         );
+        index.refuseTaken(fresh, 'sync');
         if (fresh.length > 0) {
           await client.query(sql.insert, [toJson(fresh)]);
           // Sent at the commit, to every instance's waiting pulls (this one's included).
@@ -113,15 +131,21 @@ export const createPostgresSync = (db: PostgresConnection, where: string, arriva
     join: (hub) =>
       write(async (client) => {
         const kiosk = await readKiosk(rowsOf(client));
-        const held = kiosk === undefined ? Number((await client.query(sql.count)).rows[0]!.held) : 0;
-        const joined = joinedKiosk(kiosk, hub, held, where);
+        // Counting is needed only to join, or to change hubs; a restart against the same hub skips it.
+        const same = kiosk !== undefined && sameHub(kiosk.hub, hub);
+        const held = same ? 0 : Number((await client.query(sql.count)).rows[0]!.held);
+        const leases = kiosk === undefined ? Number((await client.query(sql.leases)).rows[0]!.leases) : 0;
+        const joined = joinedKiosk(kiosk, hub, held, where, leases);
         if (kiosk === undefined) await client.query(sql.join, [hub]);
+        else if (joined !== kiosk) await client.query(sql.rejoin, [hub]);
         return joined;
       }),
     addBlock: (block) =>
       write(async (client) => {
         const kiosk = await readKiosk(rowsOf(client));
-        if (kiosk === undefined || kiosk.blocks.some(({ first, last }) => first <= block.last && block.first <= last)) return;
+        if (kiosk === undefined) return;
+        const held = Boolean((await client.query(sql.heldIn, [block.first, block.last])).rows[0]!.held);
+        if (checkKioskBlock(kiosk, block, () => held)) return;
         await client.query(sql.addBlock, [block.first, block.last]);
         if (kiosk.nextId === 0) await client.query(sql.setNextId, [block.first]);
       }),
@@ -153,6 +177,15 @@ export const createPostgresSync = (db: PostgresConnection, where: string, arriva
       write(async (client) => {
         const { rows } = pets.length === 0 ? { rows: [] } : await client.query(sql.insert, [toJson(pets)]);
         await client.query(sql.setCheckpoint, [checkpoint]);
+        const kiosk = rows.length === 0 ? undefined : await readKiosk(rowsOf(client));
+        if (kiosk !== undefined) {
+          const before = kiosk.nextId;
+          skipPulledOwnIds(
+            kiosk,
+            rows.map((row) => ({ id: Number(row.id) })),
+          );
+          if (kiosk.nextId !== before) await client.query(sql.setNextId, [kiosk.nextId]);
+        }
         if (rows.length > 0) await client.query(arrivals.notify.text, arrivals.notify.values);
         return rows.length;
       }),

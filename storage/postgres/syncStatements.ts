@@ -4,8 +4,14 @@
 export interface SyncStatements {
   /** Takes the lock that orders every write (the `pet_ids` row), first in each sync transaction. */
   lock: string;
-  /** `$1` scope, `$2` size: moves the id counter on and records the lease, in one statement; one row `first_id, last_id`. */
+  /** The highest id held and the highest id leased (0 for none), for where the next lease starts. */
+  highest: string;
+  /** `$1` scope, `$2` first, `$3` last: records the lease and moves the id counter past it, in one statement; one row `first_id, last_id`. */
   lease: string;
+  /** `$1` first, `$2` last: whether an animal with an id in that range is held. */
+  heldIn: string;
+  /** How many leases this catalogue gave (as a hub). */
+  leases: string;
   /** `$1` scope: how many blocks are leased to it (`blocks`), and how many of them hold no animal (`unused`). */
   leaseCount: string;
   /** `$1` scope, `$2` ids (bigint[]): for each id, the lease of `scope` that could hold it (the one starting at or below it). */
@@ -20,6 +26,8 @@ export interface SyncStatements {
   blocks: string;
   /** `$1` hub: makes this catalogue a kiosk. */
   join: string;
+  /** `$1` hub: makes a kiosk that never leased nor pulled anything a kiosk of another hub. */
+  rejoin: string;
   /** Whether any animal is held, and how many. */
   count: string;
   /** `$1` first, `$2` last: keeps a block (a repeat is ignored). */
@@ -42,12 +50,13 @@ const arrivalOf = (quoted: string, id: string) => `coalesce((SELECT a.arrival FR
 /** Builds the sync statements for the schema `quoted` (a quoted identifier). */
 export const syncStatements = (quoted: string): SyncStatements => ({
   lock: `SELECT next_id FROM ${quoted}.pet_ids FOR UPDATE`,
-  // The UPDATE takes the pet_ids lock, so a lease waits for creates in flight and they for it.
-  lease: `WITH moved AS (
-      UPDATE ${quoted}.pet_ids SET next_id = next_id + $2::bigint RETURNING next_id - $2::bigint AS first_id
-    )
-    INSERT INTO ${quoted}.sync_leases (scope, first_id, last_id)
-    SELECT $1, m.first_id, m.first_id + $2::bigint - 1 FROM moved AS m RETURNING first_id, last_id`,
+  highest: `SELECT (SELECT coalesce(max(p.id), 0) FROM ${quoted}.pets AS p) AS highest_id,
+    (SELECT coalesce(max(l.last_id), 0) FROM ${quoted}.sync_leases AS l) AS leased_id`,
+  // Run under the lock, so the counter and the leases cannot move between reading and writing them.
+  lease: `WITH moved AS (UPDATE ${quoted}.pet_ids SET next_id = $3::bigint + 1)
+    INSERT INTO ${quoted}.sync_leases (scope, first_id, last_id) VALUES ($1, $2::bigint, $3::bigint) RETURNING first_id, last_id`,
+  heldIn: `SELECT EXISTS (SELECT FROM ${quoted}.pets WHERE id BETWEEN $1::bigint AND $2::bigint) AS held`,
+  leases: `SELECT count(*) AS leases FROM ${quoted}.sync_leases`,
   // Each lease is one probe of the pets primary key.
   leaseCount: `SELECT count(*) AS blocks,
       count(*) FILTER (WHERE NOT EXISTS (SELECT FROM ${quoted}.pets AS p WHERE p.id BETWEEN l.first_id AND l.last_id)) AS unused
@@ -74,6 +83,7 @@ export const syncStatements = (quoted: string): SyncStatements => ({
   kiosk: `SELECT hub, next_id, pushed_through, checkpoint FROM ${quoted}.sync_kiosk`,
   blocks: `SELECT first_id, last_id FROM ${quoted}.sync_kiosk_blocks ORDER BY first_id`,
   join: `INSERT INTO ${quoted}.sync_kiosk (hub, next_id, pushed_through, checkpoint) VALUES ($1, 0, 0, 0)`,
+  rejoin: `UPDATE ${quoted}.sync_kiosk SET hub = $1, next_id = 0, pushed_through = 0, checkpoint = 0`,
   count: `SELECT count(*) AS held FROM ${quoted}.pets`,
   addBlock: `INSERT INTO ${quoted}.sync_kiosk_blocks (first_id, last_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
   setNextId: `UPDATE ${quoted}.sync_kiosk SET next_id = $1`,

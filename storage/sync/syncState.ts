@@ -24,6 +24,30 @@ export const copySyncState = (state: SyncState | undefined): SyncState => (state
 /** Whether `id` lies in one of `blocks`. */
 export const inBlocks = (blocks: readonly IdBlock[], id: number): boolean => blocks.some(({ first, last }) => first <= id && id <= last);
 
+/**
+ * The refusal a kiosk answers to a lease or a push: it has no ids of its own to lease (its
+ * blocks are its hub's), and an animal pushed to it could take an id its hub gave to someone
+ * else. A kiosk of a kiosk is not supported; every kiosk syncs with the hub itself.
+ */
+export const kioskRefusal = (what: 'lease' | 'push'): AnimalStoreError =>
+  new AnimalStoreError(
+    'sync_conflict',
+    `This server is a kiosk that syncs with a hub, so it ${what === 'lease' ? 'leases no ids' : 'takes no pushes'}: only its hub does (a kiosk of a kiosk is not supported). Sync with the hub itself. Nothing was stored.`,
+  );
+
+/** Refuses a lease or a push at a kiosk (see `kioskRefusal`). */
+export const refuseAtKiosk = (sync: SyncState | undefined, what: 'lease' | 'push'): void => {
+  if (sync?.kiosk !== undefined) throw kioskRefusal(what);
+};
+
+/**
+ * Where a hub's next lease starts: above every id it holds (`highestId`), every id its own
+ * creates may have given (`nextId`) and every id it leased before, so a lease never hands
+ * out an id that is taken, whatever a file edit or an older version left behind.
+ */
+export const leaseStart = (nextId: number, highestId: number, leases: readonly IdBlock[]): number =>
+  Math.max(nextId, highestId + 1, ...leases.map(({ last }) => last + 1));
+
 /** The animals of a push that are new here, or the reason the whole push is refused. */
 export const checkPush = (leases: readonly Lease[], scope: string, index: PetIndex, pets: readonly Pet[]): Pet[] => {
   const own = leases.filter((lease) => lease.scope === scope);
@@ -72,7 +96,47 @@ export const idsLeft = (kiosk: KioskState): number => {
   return left;
 };
 
-/** Keeps a block leased to this kiosk; it gives ids from it once the blocks before run out. */
+/**
+ * Whether the block is one the kiosk keeps already (a repeat, which changes nothing); refuses
+ * one that overlaps another of its blocks or holds an id this kiosk holds an animal with
+ * (`heldIn(first, last)` says whether it holds any id in that range): a hub whose storage
+ * was replaced or restored from a backup leases ids again, and taking them could give one
+ * id to two animals.
+ */
+export const checkKioskBlock = (kiosk: KioskState, block: IdBlock, heldIn: (first: number, last: number) => boolean): boolean => {
+  if (kiosk.blocks.some(({ first, last }) => first === block.first && last === block.last)) return true;
+  if (kiosk.blocks.some(({ first, last }) => first <= block.last && block.first <= last) || heldIn(block.first, block.last)) {
+    throw new AnimalStoreError(
+      'sync_conflict',
+      `The hub leased the ids ${block.first} to ${block.last}, but this kiosk holds some of them already: the hub's storage may have been replaced or restored from a backup. The block was not kept, and this kiosk gives no id from it.`,
+    );
+  }
+  return false;
+};
+
+/** Whether `index` holds an animal with an id from `first` to `last`, in time bounded by the smaller of the two. */
+export const heldInRange = (index: PetIndex, first: number, last: number): boolean => {
+  if (last - first + 1 <= index.size) {
+    for (let id = first; id <= last; id++) if (index.has(id)) return true;
+    return false;
+  }
+  return index.all.some(({ id }) => first <= id && id <= last);
+};
+
+/**
+ * Moves the kiosk's next id past the pulled animals that were made here but that it does
+ * not hold (a kiosk file restored from a backup older than its last pushes), so it never
+ * gives their ids again.
+ */
+export const skipPulledOwnIds = (kiosk: KioskState, pulled: readonly { id: number }[]): void => {
+  for (const { id } of pulled) {
+    if (kiosk.nextId === 0 || id < kiosk.nextId || !inBlocks(kiosk.blocks, id)) continue;
+    kiosk.nextId = id;
+    takeKioskId(kiosk);
+  }
+};
+
+/** Keeps a block leased to this kiosk; it gives ids from it once the blocks before run out (a repeat changes nothing). */
 export const addKioskBlock = (kiosk: KioskState, block: IdBlock): void => {
   if (kiosk.blocks.some(({ first, last }) => first <= block.last && block.first <= last)) return;
   kiosk.blocks.push({ first: block.first, last: block.last });
@@ -81,18 +145,54 @@ export const addKioskBlock = (kiosk: KioskState, block: IdBlock): void => {
 };
 
 /**
- * The kiosk state after joining `hub`: a new one for an empty catalogue, the same one for a
- * kiosk of that hub. A catalogue with animals made without sync, or a kiosk of another hub,
- * cannot join: its ids could collide with the hub's.
+ * Whether two URLs name the same hub: compared as WHATWG URLs, so the host's case, a default
+ * port (`:80` for http, `:443` for https) and trailing slashes make no difference, while the
+ * scheme, the host, another port and the path's case do.
  */
-export const joinedKiosk = (kiosk: KioskState | undefined, hub: string, held: number, where: string): KioskState => {
-  if (kiosk !== undefined) {
-    if (kiosk.hub === hub) return kiosk;
+export const sameHub = (one: string, other: string): boolean => {
+  const normal = (text: string) => {
+    try {
+      const url = new URL(text);
+      url.pathname = url.pathname.replace(/\/+$/, '');
+      return url.href.replace(/\/+$/, '');
+    } catch {
+      return text;
+    }
+  };
+  return normal(one) === normal(other);
+};
+
+/**
+ * The kiosk state after joining `hub`: a new one for an empty catalogue, the same one for a
+ * kiosk of that hub (however its URL is written), and a new one too for a kiosk that never
+ * leased a block nor holds an animal (a mistyped URL is corrected by starting again with the
+ * right one). A catalogue that cannot join says why and what to do instead: one with
+ * animals made without sync, or that leased ids to kiosks (a hub), or a kiosk that holds
+ * ids or animals of another hub; their ids could collide with the hub's.
+ */
+export const joinedKiosk = (kiosk: KioskState | undefined, hub: string, held: number, where: string, leases = 0): KioskState => {
+  if (kiosk === undefined && leases > 0) {
     throw new SyncJoinError(
-      `${where} syncs with the hub ${kiosk.hub}, not ${hub}; a catalogue joins one hub for ever. Start it with --sync-with ${kiosk.hub}, or copy its animals into a hub first (animal-store copy) and start this kiosk on a new data file.`,
+      `${where} is a hub: it leased ids to ${leases === 1 ? 'a sync key' : `${leases} sync keys`}, whose kiosks may hold them, so it cannot become a kiosk of the hub ${hub}. Start a kiosk on a new, empty data file.`,
     );
   }
-  if (held > 0) {
+  if (kiosk !== undefined) {
+    if (sameHub(kiosk.hub, hub)) return kiosk;
+    if (kiosk.blocks.length > 0 || held > 0) {
+      const holds =
+        held > 0
+          ? `holds ${held} ${held === 1 ? 'animal' : 'animals'} from it`
+          : `holds ${kiosk.blocks.length === 1 ? 'a block' : `${kiosk.blocks.length} blocks`} of ids that hub leased to it`;
+      const wayOut =
+        held > 0
+          ? `to sync with ${hub} instead, copy its animals into that hub first if they belong there (animal-store copy --from THIS-FILE --to HUB-STORAGE while the hub is stopped) and start this kiosk on a new, empty data file`
+          : `to sync with ${hub} instead, start this kiosk on a new, empty data file`;
+      throw new SyncJoinError(
+        `${where} syncs with the hub ${kiosk.hub}, not ${hub}, and ${holds}, so it cannot change hubs. Start it with --sync-with ${kiosk.hub}; or, ${wayOut}.`,
+      );
+    }
+    // Never leased nor pulled anything: the record of a hub it never used is replaced.
+  } else if (held > 0) {
     throw new SyncJoinError(
       `${where} holds ${held} ${held === 1 ? 'animal' : 'animals'} made without sync, whose ids could collide with the hub's, so it cannot join the hub ${hub}. Move them into the hub first (animal-store copy --from THIS-FILE --to HUB-STORAGE while the hub is stopped, or create them through the hub), then start this kiosk on a new, empty data file.`,
     );

@@ -31,6 +31,8 @@
  *                                      flags it takes no other way): memory and p99 under mixed traffic
  *   npm run bench -- --only sync       only how long a new kiosk takes to pull a hub of 100,000
  *                                      animals (issue 20: under 30 s), with the CLI run through tsx
+ *   npm run bench -- --only browser    only the service worker over IndexedDB in Chromium: a page of
+ *                                      20 from 10,000 animals and a durable create (p50, p99)
  */
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -46,6 +48,7 @@ import { type BenchDatabase, openBenchDatabase } from './benchDatabase.js';
 import { chooseLoadGenerator, GENERATORS, type GeneratorName, type LoadGenerator } from './loadGenerator.js';
 import { describeMachine, pinLoadGenerator } from './machine.js';
 import { markdownReport } from './markdownReport.js';
+import { measureBrowserWorker } from './measureBrowserWorker.js';
 import { measureStartup } from './measureStartup.js';
 import { measureSyncPull, SYNC_PULL_TARGET_SECONDS } from './measureSyncPull.js';
 import { computeRatios, GROUPS, inTableOrder, measureThroughput } from './measureThroughput.js';
@@ -173,6 +176,15 @@ const main = async () => {
     }
     return;
   }
+  if (only?.length === 1 && only[0] === 'browser') {
+    const folder = await mkdtemp(join(tmpdir(), 'animal-store-bench-browser-'));
+    try {
+      await measureBrowserWorker(folder, log, quick ? 1_000 : 10_000);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+    return;
+  }
   const startedAt = new Date().toISOString();
   let generator: LoadGenerator;
   try {
@@ -276,6 +288,12 @@ const main = async () => {
   await database?.close();
   results.targets = judgeTargets(results);
   await writeOutputs(results);
+  // A full run also measures the catalogue in the browser (logged; its figures are in docs/browser.md).
+  if (!only && !quick)
+    await measureBrowserWorker(join(temporary, 'browser'), log).catch((error: unknown) => {
+      log(`the browser part failed: ${(error as Error).message}`);
+      failed = true;
+    });
   if (failed) {
     log('some runs failed; see above');
     process.exitCode = 1;

@@ -117,6 +117,45 @@ export const describeSyncContract = (name: string, factory: SyncStorageFactory):
     });
 
     describe('as a kiosk', () => {
+      it('refuses leases and pushes from any key with sync_conflict, storing nothing', async () => {
+        await sync().join(HUB);
+        await sync().addBlock({ first: 101, last: 200 });
+        const mine = await storage.create(rex);
+        await sync().insertPulled([pet(7)], 7);
+        await expect(sync().lease(KIOSK_A, 1000)).rejects.toMatchObject({ code: 'sync_conflict', status: 409 });
+        await expect(sync().store(KIOSK_A, [pet(8), pet(mine.id, 'Intruder')])).rejects.toMatchObject({ code: 'sync_conflict' });
+        expect((await listAll(storage)).map(({ id }) => id)).toEqual([mine.id, 7]);
+        expect((await storage.create(rex)).id).toBe(mine.id + 1);
+        expect((await sync().kiosk())?.blocks).toEqual([{ first: 101, last: 200 }]);
+      });
+
+      it('refuses a block holding ids it holds (a hub restored from a backup), and keeps giving ids from its own', async () => {
+        await sync().join(HUB);
+        await sync().addBlock({ first: 101, last: 102 });
+        await sync().insertPulled([pet(7)], 7);
+        await expect(sync().addBlock({ first: 1, last: 1000 })).rejects.toMatchObject({ code: 'sync_conflict' });
+        await sync().addBlock({ first: 101, last: 102 });
+        expect((await sync().kiosk())?.blocks).toEqual([{ first: 101, last: 102 }]);
+        expect((await storage.create(rex)).id).toBe(101);
+      });
+
+      it('never gives again an id of its own that comes back in a pull while it does not hold it (a kiosk restored from a backup)', async () => {
+        await sync().join(HUB);
+        await sync().addBlock({ first: 101, last: 110 });
+        await sync().addBlock({ first: 201, last: 210 });
+        expect(await sync().insertPulled([pet(7), pet(104), pet(110)], 110)).toBe(3);
+        const next = await storage.create(rex);
+        expect(next.id).toBe(201);
+        const ids = (await listAll(storage)).map(({ id }) => id);
+        expect(new Set(ids).size).toBe(ids.length);
+      });
+
+      it('will not become a kiosk once it leased ids as a hub', async () => {
+        await sync().lease(KIOSK_A, 10);
+        await expect(sync().join(HUB)).rejects.toThrow(SyncJoinError);
+        expect(await sync().kiosk()).toBeUndefined();
+      });
+
       it('refuses creates until it holds a leased block, then gives ids from its blocks in order', async () => {
         await sync().join(HUB);
         await expect(storage.create(rex)).rejects.toMatchObject({ code: 'storage_unavailable' });
@@ -153,10 +192,33 @@ export const describeSyncContract = (name: string, factory: SyncStorageFactory):
         await expect(sync().join(HUB)).rejects.toThrow(/animal-store copy/);
       });
 
-      it('joins one hub for ever', async () => {
+      it('joins one hub for ever once it leased ids, naming the way out', async () => {
         await sync().join(HUB);
+        await sync().addBlock({ first: 101, last: 200 });
         await expect(sync().join(HUB)).resolves.toMatchObject({ hub: HUB });
-        await expect(sync().join('http://127.0.0.1:10/v1')).rejects.toThrow(SyncJoinError);
+        await expect(sync().join('http://127.0.0.1:10/v1')).rejects.toThrow(/cannot change hubs.*new, empty data file/);
+        await storage.create(rex);
+        await expect(sync().join('http://127.0.0.1:10/v1')).rejects.toThrow(/holds 1 animal from it.*animal-store copy/);
+        expect((await sync().kiosk())?.hub).toBe(HUB);
+      });
+
+      it('takes the same hub however its URL is written: trailing slash, default port, host case', async () => {
+        await sync().join('http://Hub.Example/v1');
+        await sync().addBlock({ first: 101, last: 200 });
+        for (const same of ['http://hub.example/v1/', 'http://HUB.example:80/v1', 'http://hub.example:80/v1//']) {
+          await expect(sync().join(same)).resolves.toMatchObject({ blocks: [{ first: 101, last: 200 }] });
+        }
+        for (const other of ['https://hub.example/v1', 'http://hub.example:8080/v1', 'http://hub.example/V1']) {
+          await expect(sync().join(other)).rejects.toThrow(SyncJoinError);
+        }
+      });
+
+      it('moves to another hub while it never leased a block nor holds an animal (a mistyped URL corrected)', async () => {
+        await sync().join('http://mistyped.example/v1');
+        await expect(sync().join(HUB)).resolves.toEqual({ hub: HUB, blocks: [], nextId: 0, pushedThrough: 0, checkpoint: 0 });
+        expect((await sync().kiosk())?.hub).toBe(HUB);
+        await sync().addBlock({ first: 101, last: 200 });
+        expect((await storage.create(rex)).id).toBe(101);
       });
 
       const { reopen } = factory;

@@ -57,6 +57,7 @@ describe('animal-store command line: serve', () => {
       maxLogBuffer: 1_048_576,
       metrics: false,
       testMode: false,
+      browserKiosk: false,
       delay: 0,
     });
     expect(settingsOf(['serve'])).toEqual(settingsOf([]));
@@ -160,6 +161,7 @@ describe('animal-store command line: serve', () => {
       maxLogBuffer: 1_048_576,
       metrics: true,
       testMode: false,
+      browserKiosk: false,
       delay: 0,
     });
   });
@@ -219,6 +221,14 @@ describe('animal-store command line: serve', () => {
     expect(refusal(['--prot', '8080']).message).toBe("unknown option '--prot'; did you mean --port?");
     expect(refusal(['serve', '--api-kye', 'x']).message).toBe("unknown option '--api-kye'; did you mean --api-key?");
     expect(refusal(['--memroy']).message).toBe("unknown option '--memroy'; did you mean --memory?");
+  });
+
+  it('answers a mistyped command with the closest one, and a word far from both with none', () => {
+    expect(refusal(['serv']).message).toMatch(/^unknown command "serv"; did you mean serve\? the commands are serve and copy/);
+    expect(refusal(['cpoy']).message).toMatch(/^unknown command "cpoy"; did you mean copy\?/);
+    expect(refusal(['pets']).message).toBe(
+      'unknown command "pets"; the commands are serve and copy (a data file given as FILE ends in .json)',
+    );
   });
 
   it.each([

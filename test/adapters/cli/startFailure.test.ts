@@ -1,9 +1,15 @@
 /** @module The one line `animal-store serve` prints when it cannot start: the cause and the fix. */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { folderGivenAsFile } from '../../../adapters/cli/folderGivenAsFile.js';
 import { parseCommandLine } from '../../../adapters/cli/parseCommandLine.js';
 import type { ServeSettings } from '../../../adapters/cli/serveCommand.js';
 import { startFailure } from '../../../adapters/cli/startFailure.js';
-import { DataFileError } from '../../../storage/jsonFile/DataFileError.js';
+import { copyPets } from '../../../storage/copyPets.js';
+import { DataFileError } from '../../../storage/durableFile/index.js';
+import { openJsonFileStorage } from '../../../storage/jsonFile/openJsonFileStorage.js';
 
 const settingsOf = (argv: string[]): ServeSettings => {
   const request = parseCommandLine(argv, {});
@@ -15,6 +21,26 @@ const settingsOf = (argv: string[]): ServeSettings => {
 const systemError = (code: string, message: string) => Object.assign(new Error(message), { code });
 
 describe('why the server could not start', () => {
+  it('says a data file that is a folder is one, and what to give instead, for serve and copy alike', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'animal-store-folder-'));
+    try {
+      const expected = `The data file ${folder} is a folder, not a file: give the path of a file, such as ${folder}/animals.json.`;
+      const opening = await openJsonFileStorage({ file: folder }).then(
+        () => expect.unreachable('a folder opened as a data file'),
+        (error: unknown) => error,
+      );
+      expect(startFailure(opening, settingsOf(['--data', folder]))).toBe(expected);
+      const copying = await copyPets({ from: folder, to: join(folder, 'copy.json') }).then(
+        () => expect.unreachable('a folder copied as a data file'),
+        (error: unknown) => error,
+      );
+      expect(folderGivenAsFile(copying)).toBe(expected);
+      expect(folderGivenAsFile(new Error('EISDIR: illegal operation on a directory'))).toBeUndefined();
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
   it('says a privileged port needs root, and which ports do not', () => {
     const line = startFailure(systemError('EACCES', 'listen EACCES: permission denied 127.0.0.1:80'), settingsOf(['--port', '80']));
     expect(line).toBe(

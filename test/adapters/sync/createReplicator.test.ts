@@ -8,9 +8,9 @@ const HUB_KEY = 'hub-key-for-tests-0001';
 const rex = { name: 'Rex', categoryId: 1, status: 'available' } as const;
 
 /** A hub service in process, reached through a fetch that can be switched off as a cut would. */
-const makeHub = () => {
+const makeHub = (keys = [HUB_KEY]) => {
   const storage = createMemoryStorage();
-  const service = createPetService({ storage, keys: [HUB_KEY], logger: { warn() {}, error() {} } });
+  const service = createPetService({ storage, keys, logger: { warn() {}, error() {} } });
   const link = { up: true, calls: 0 };
   const fetchHub = (async (input: RequestInfo | URL, init?: RequestInit) => {
     link.calls++;
@@ -20,13 +20,19 @@ const makeHub = () => {
   return { storage, link, fetchHub };
 };
 
-const startKiosk = async (hub: ReturnType<typeof makeHub>, storage = createMemoryStorage()) => {
+const startKiosk = async (
+  hub: ReturnType<typeof makeHub>,
+  storage = createMemoryStorage(),
+  { warnings = [] as string[], now = Date.now } = {},
+) => {
   const replicator = await startReplicator({
     storage,
     hub: 'http://hub.test/v1',
     key: HUB_KEY,
     intervalSeconds: 3600,
     client: createSyncClient({ hub: 'http://hub.test/v1', key: HUB_KEY, fetch: hub.fetchHub }),
+    log: { warn: (message) => warnings.push(message) },
+    now,
   });
   await replicator.syncNow();
   return { storage, replicator };
@@ -80,6 +86,55 @@ describe('the replicator', () => {
     const { storage, replicator } = await startKiosk(hub);
     expect((await storage.list({ after: 0, limit: 5000 })).length).toBe(2500);
     expect((await storage.sync.kiosk())?.checkpoint).toBe(2500);
+    await replicator.stop();
+  });
+
+  it('Should say, in its status, its log (once) and refused creates, that the hub refuses its key, never showing the key', async () => {
+    const hub = makeHub(['another-key-the-hub-takes']);
+    const warnings: string[] = [];
+    const { replicator } = await startKiosk(hub, createMemoryStorage(), { warnings });
+    await replicator.syncNow();
+    await replicator.syncNow();
+    const { problem, reachable, lastPush, lastPull } = await replicator.status();
+    expect({ reachable, lastPush, lastPull }).toEqual({ reachable: false, lastPush: null, lastPull: null });
+    expect(problem).toMatch(/the hub http:\/\/hub\.test\/v1 refuses this kiosk's sync key: it answered 401/);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/refuses this kiosk's sync key/);
+    const refused = await replicator.storage.create(rex).catch((error: unknown) => error);
+    expect(refused).toMatchObject({
+      code: 'storage_unavailable',
+      message: expect.stringMatching(/^The hub refuses this kiosk's sync key \(it answered 401\)/),
+    });
+    expect(JSON.stringify([problem, warnings, (refused as Error).message])).not.toContain(HUB_KEY);
+    await replicator.stop();
+  });
+
+  it('Should move lastPush only when the hub answered a push, and lastPull only when it answered a pull', async () => {
+    const hub = makeHub();
+    let clock = 1_000_000;
+    const { storage, replicator } = await startKiosk(hub, createMemoryStorage(), { now: () => clock });
+    const first = await replicator.status();
+    // The first round pushed nothing: no push was answered yet, a pull was.
+    expect(first).toMatchObject({ lastPush: null, lastPull: new Date(1_000_000).toISOString() });
+    await storage.create(rex);
+    clock += 1000;
+    await replicator.syncNow();
+    expect(await replicator.status()).toMatchObject({
+      lastPush: new Date(1_001_000).toISOString(),
+      lastPull: new Date(1_001_000).toISOString(),
+    });
+    hub.link.up = false;
+    clock += 1000;
+    await replicator.syncNow();
+    await storage.create(rex);
+    clock += 1000;
+    await replicator.syncNow();
+    expect(await replicator.status()).toMatchObject({
+      reachable: false,
+      waiting: 1,
+      lastPush: new Date(1_001_000).toISOString(),
+      lastPull: new Date(1_001_000).toISOString(),
+    });
     await replicator.stop();
   });
 });

@@ -106,6 +106,34 @@ describe('injected faults', () => {
     expect(logged).toEqual([]);
   });
 
+  it("prints nothing into the test's output when a fault is spent; the warning goes to a logger given for it", async () => {
+    /** A create over HTTP, as an app under test sends it: its failures and recoveries pass the service's log. */
+    const create = (pets: ReturnType<typeof createTestCatalogue>) =>
+      pets.fetch('/v1/pets', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${pets.apiKey}`, 'content-type': 'application/json' },
+        body: '{"name":"Kit","categoryId":3}',
+      });
+    const printed = [vi.spyOn(console, 'warn'), vi.spyOn(console, 'error'), vi.spyOn(console, 'log'), vi.spyOn(console, 'info')];
+    try {
+      const pets = createTestCatalogue({ seed: SEED });
+      pets.inject({ operation: 'createPet', error: 'storage_unavailable', times: 1 });
+      expect((await create(pets)).status).toBe(503);
+      expect((await create(pets)).status).toBe(201);
+      // The deprecated getPet's first use warns in a service; not here.
+      expect((await pets.fetch('/v1/pets/1', { headers: { authorization: `Bearer ${pets.apiKey}` } })).status).toBe(200);
+      for (const spy of printed) expect(spy).not.toHaveBeenCalled();
+    } finally {
+      for (const spy of printed) spy.mockRestore();
+    }
+    const warnings: string[] = [];
+    const logged = createTestCatalogue({ seed: SEED, logger: { warn: (message) => warnings.push(message) } });
+    logged.inject({ operation: 'createPet', error: 'storage_unavailable', times: 1 });
+    expect((await create(logged)).status).toBe(503);
+    expect((await create(logged)).status).toBe(201);
+    expect(warnings).toContain('storage works again');
+  });
+
   it('delays a chosen operation by the injected latency', async () => {
     vi.useFakeTimers();
     try {

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Pet } from '../../../core/index.js';
 import { createPageCache } from '../../../core/routing/createPageCache.js';
+import { createPetTexts } from '../../../core/routing/createPetTexts.js';
 
 const animals = Array.from({ length: 2_000 }, (_, index) =>
   Object.freeze({ id: index + 1, name: `Pet ${index + 1}`, categoryId: 1, status: 'available' as const }),
@@ -15,7 +16,7 @@ const countingCache = () => {
   const cache = createPageCache((text, link) => {
     hashed++;
     return `"${text.length}:${link ?? ''}"`;
-  });
+  }, createPetTexts());
   return { cache, hashed: () => hashed };
 };
 

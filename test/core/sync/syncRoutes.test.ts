@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { walkPages } from '../../../core/catalogue/createCatalogue.js';
 import type { Pet } from '../../../core/index.js';
+import { createMemoryStorage } from '../../../storage/createMemoryStorage.js';
 import { errorOf, KEY, makeService, OTHER_KEY } from '../helpers.js';
 
 const json = (body: unknown, key = KEY) => ({
@@ -140,6 +141,28 @@ describe('sync endpoints on a hub', () => {
     const { call } = makeService();
     const response = await call('/v1/sync/status');
     expect(response.status).toBe(404);
+  });
+});
+
+describe('sync endpoints on a kiosk', () => {
+  it('Should refuse a lease and a push from any of its keys with 409 sync_conflict, storing nothing, and keep creating from its own block', async () => {
+    const storage = createMemoryStorage();
+    await storage.sync.join('http://hub.example/v1');
+    await storage.sync.addBlock({ first: 2, last: 1001 });
+    await storage.sync.insertPulled([{ id: 1, name: 'From the hub', categoryId: 1, status: 'sold' }], 1);
+    const { call, seed, listAll } = makeService({ storage });
+    const [own] = await seed([{ name: 'Rex', categoryId: 1 }]);
+    for (const key of [KEY, OTHER_KEY]) {
+      const leased = await call('/v1/sync/leases', { method: 'POST', key });
+      expect(leased.status).toBe(409);
+      expect(await errorOf(leased)).toMatchObject({ code: 'sync_conflict', message: expect.stringMatching(/kiosk/) });
+      const pushed = await call('/v1/sync/push', json({ pets: [{ id: 3, name: 'Intruder', categoryId: 1, status: 'sold' }] }, key));
+      expect(pushed.status).toBe(409);
+      expect((await errorOf(pushed)).code).toBe('sync_conflict');
+    }
+    const [next] = await seed([{ name: 'Tom', categoryId: 1 }]);
+    expect(next!.id).toBe(3);
+    expect((await listAll()).map(({ id }) => id)).toEqual([1, own!.id, 3]);
   });
 });
 

@@ -4,6 +4,7 @@ import type { JsonFileStorage } from '../../../storage/jsonFile/openJsonFileStor
 import { openJsonFileStorage } from '../../../storage/jsonFile/openJsonFileStorage.js';
 import { tempDataFile } from '../../support/tempFolder.js';
 import { describeSyncContract } from '../syncContract.js';
+import { itKeepsOneAnimalPerId } from '../syncProperty.js';
 
 describeSyncContract('JSON-file storage', {
   create: () => openJsonFileStorage({ file: tempDataFile() }),
@@ -11,6 +12,20 @@ describeSyncContract('JSON-file storage', {
     await storage.close();
     return openJsonFileStorage({ file: (storage as JsonFileStorage).file });
   },
+});
+
+describe('JSON-file storage syncing, whatever it is sent', () => {
+  itKeepsOneAnimalPerId(
+    'JSON-file storage',
+    {
+      create: () => openJsonFileStorage({ file: tempDataFile() }),
+      async reopen(storage) {
+        await storage.close();
+        return openJsonFileStorage({ file: (storage as JsonFileStorage).file });
+      },
+    },
+    80,
+  );
 });
 
 describe('JSON-file storage syncing, on disk', () => {

@@ -1,0 +1,40 @@
+/**
+ * @module The browser's files, built with esbuild into dist/browser/ after `tsc`:
+ * `animal-store-worker.js` (the test apps' worker, which `animal-store init-worker` copies)
+ * and `kiosk/` (the kiosk web app `serve --browser-kiosk` serves: its page, the worker, the
+ * package's client bundled for the page, and examples/kiosk's own scripts and styles).
+ * Workers are classic scripts (IIFE): every browser with service workers runs those.
+ */
+import { copyFile, mkdir, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const out = join(root, 'dist', 'browser');
+const kioskOut = join(out, 'kiosk');
+
+/** Bundles one entry for the browser, minified (what the tablet downloads and the 60 KiB budget counts). */
+const bundle = (entry: string, outfile: string, format: 'iife' | 'esm') =>
+  build({
+    entryPoints: [join(root, entry)],
+    outfile,
+    bundle: true,
+    format,
+    platform: 'browser',
+    target: 'es2022',
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+
+await mkdir(kioskOut, { recursive: true });
+await Promise.all([
+  bundle('adapters/browser/testAppWorkerScript.ts', join(out, 'animal-store-worker.js'), 'iife'),
+  bundle('adapters/browser/kiosk/kioskWorkerScript.ts', join(kioskOut, 'worker.js'), 'iife'),
+  bundle('core/client.ts', join(kioskOut, 'animal-store-client.js'), 'esm'),
+]);
+const app = join(root, 'adapters', 'browser', 'kiosk', 'app');
+for (const name of await readdir(app)) await copyFile(join(app, name), join(kioskOut, name));
+for (const name of ['kiosk.js', 'kiosk.css', 'describeFailure.js'])
+  await copyFile(join(root, 'examples', 'kiosk', name), join(kioskOut, name));
