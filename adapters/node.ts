@@ -17,4 +17,4 @@ export {
   type ServeOptions,
   serve,
 } from './node/serve.js';
-export { LEASE_LOW_WATER, type Replicator, type ReplicatorOptions, startReplicator } from './sync/createReplicator.js';
+export { LEASE_LOW_WATER, type Replicator, type ReplicatorOptions, startReplicator } from './sync/startReplicator.js';

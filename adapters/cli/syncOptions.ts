@@ -1,6 +1,6 @@
 /** @module `serve`'s sync flags: `--sync-with URL --sync-key KEY [--sync-interval SECONDS]`, and the settings they make. */
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { LIVE_PULL_WAIT_SECONDS } from '../sync/createReplicator.js';
+import { LIVE_PULL_WAIT_SECONDS } from '../sync/startReplicator.js';
 import { UsageError } from './UsageError.js';
 
 /** How a kiosk syncs with its hub, from the command line. */

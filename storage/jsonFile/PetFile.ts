@@ -183,6 +183,8 @@ export class PetFile {
       );
     } catch (error) {
       appended.undo(true);
+      this.#serializer.forgetFrom(appended.before.pets);
+      this.#serializer.forgetKeysFrom(appended.before.keys);
       this.#idFloor = Math.max(this.#idFloor, this.#db.data.nextId);
       throw error;
     }
