@@ -12,7 +12,7 @@ import { Readable } from 'node:stream';
 import type { ErrorRequestHandler, Request as ExpressRequest, RequestHandler } from 'express';
 import { MAX_BODY_BYTES } from '../core/http/readJsonBody.js';
 import { createPetService, type PetService, type PetServiceOptions } from '../core/index.js';
-import { adapterErrorAnswer, writeErrorAnswer } from './node/ErrorAnswer.js';
+import { adapterErrorAnswer, writeErrorAnswer } from './node/adapterErrorAnswer.js';
 import { FIXED_ORIGIN, type KnownHost, readRequestHead } from './node/readRequestHead.js';
 
 /** What a body parser that ran before us left behind, or `undefined` when it read nothing. */

@@ -9,7 +9,7 @@
 
 import { AnimalStoreError } from '../core/AnimalStoreError.js';
 import { generateApiKey, parseApiKeyList } from '../core/auth/apiKeys.js';
-import { errorResponse } from '../core/http/errorAnswer.js';
+import { errorResponse } from '../core/http/errorAnswerOf.js';
 import { createPetService, type PetService, type PetServiceOptions } from '../core/index.js';
 import { createMemoryStorage } from '../storage/createMemoryStorage.js';
 

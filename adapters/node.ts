@@ -3,8 +3,8 @@
  * JSON data file), beside the in-memory one.
  */
 export { createMemoryStorage, type MemoryStorage, type MemoryStorageOptions } from '../storage/createMemoryStorage.js';
+export { DataFileError, DataFileLockedError, type DataFileOwner } from '../storage/durableFile/index.js';
 export type { CommitObserver, CommitReport } from '../storage/GroupCommit.js';
-export { DataFileError, DataFileLockedError, type DataFileOwner } from '../storage/jsonFile/DataFileError.js';
 export { type JsonFileStorage, type JsonFileStorageOptions, openJsonFileStorage } from '../storage/jsonFile/openJsonFileStorage.js';
 export { createPrometheusMetrics, MissingMetricsLibraryError, type PrometheusMetrics } from './node/createPrometheusMetrics.js';
 export { findSwaggerUiAssets } from './node/findSwaggerUiAssets.js';
@@ -17,4 +17,4 @@ export {
   type ServeOptions,
   serve,
 } from './node/serve.js';
-export { LEASE_LOW_WATER, type Replicator, type ReplicatorOptions, startReplicator } from './sync/createReplicator.js';
+export { LEASE_LOW_WATER, type Replicator, type ReplicatorOptions, startReplicator } from './sync/startReplicator.js';

@@ -2,7 +2,7 @@
 import type { ApiKey } from './auth/apiKeys.js';
 import { createKeyRing, type KeyRing } from './auth/createKeyRing.js';
 import type { Catalogue } from './catalogue/Catalogue.js';
-import { buildCatalogue } from './catalogue/createCatalogue.js';
+import { createCatalogueParts } from './catalogue/createCatalogue.js';
 import { createRequestIds } from './createRequestIds.js';
 import { createStorageFailureLog } from './createStorageFailureLog.js';
 import { type Sha256, webCryptoSha256 } from './digest.js';
@@ -180,7 +180,7 @@ export const createPetService = (options: PetServiceOptions): PetService => {
   const keys = createKeyRing(options.keys, sha256, options.minimumKeyLength);
   const fleet = createFleet();
   const stopping = new AbortController();
-  const { catalogue, creation, getPet, listPets, listPetsText } = buildCatalogue({
+  const { catalogue, creation, getPet, listPets, listPetsText } = createCatalogueParts({
     storage,
     sha256,
     now,

@@ -14,7 +14,7 @@ export interface StorageFailureLog {
  * /x/animals.json cannot be written: no space left on device (ENOSPC)`), which stay the same
  * while the failure lasts, else the error's message.
  */
-const reasonOf = (error: AnimalStoreError): string => {
+const storageFailureReason = (error: AnimalStoreError): string => {
   const { cause } = error;
   if (cause instanceof Error) return cause.message;
   if (typeof cause === 'string') return cause;
@@ -34,7 +34,7 @@ export const createStorageFailureLog = (
   let reported: string | undefined;
   return {
     failed(error) {
-      const reason = reasonOf(error);
+      const reason = storageFailureReason(error);
       if (reason === reported) return;
       reported = reason;
       report(`storage failing, answering 503 until it recovers: ${reason}`, error);

@@ -2,7 +2,7 @@
  * @module The service worker's side of a test app: answers requests under the base path with
  * the real service over memory or IndexedDB, and lets everything else pass through.
  */
-import { errorResponse } from '../../core/http/errorAnswer.js';
+import { errorResponse } from '../../core/http/errorAnswerOf.js';
 import { createPetService, type PetService } from '../../core/index.js';
 import type { Pet } from '../../core/schemas/Pet.js';
 import { createMemoryStorage } from '../../storage/createMemoryStorage.js';

@@ -11,6 +11,7 @@ import type { Sha256 } from '../../core/digest.js';
 import { createResponder } from '../../core/http/createResponder.js';
 import { readJsonBody } from '../../core/http/readJsonBody.js';
 import { ERROR_STATUS, type ErrorCode } from '../../core/schemas/ErrorBody.js';
+import { sleep } from '../../core/sleep.js';
 import { validate } from '../../core/validate.js';
 import type { TestCatalogue } from '../testing/createTestCatalogue.js';
 
@@ -39,8 +40,6 @@ export interface TestControlOptions {
 }
 
 const NO_CONTENT = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
-
-const sleep = (milliseconds: number) => new Promise<void>((resolve) => setTimeout(resolve, milliseconds));
 
 /**
  * Makes `serve()`'s `intercept` for test mode, each endpoint behind the API keys:

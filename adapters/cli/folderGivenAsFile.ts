@@ -1,5 +1,5 @@
 /** @module The one line for a data file that is a folder: the system's EISDIR, said as advice. */
-import { DataFileError } from '../../storage/jsonFile/DataFileError.js';
+import { DataFileError } from '../../storage/durableFile/index.js';
 
 /**
  * When `error` is a data file's failure because the path names a folder (EISDIR), the line

@@ -1,6 +1,6 @@
 /** @module The answer of a server out of room for another connection, made once, as bytes. */
 import { AnimalStoreError } from '../../core/AnimalStoreError.js';
-import { adapterErrorAnswer, rawErrorAnswer } from './ErrorAnswer.js';
+import { adapterErrorAnswer, rawErrorAnswer } from './adapterErrorAnswer.js';
 
 /** The 503 a connection gets when the connection caps leave it no room, or when it is closed to make some. */
 export const TOO_MANY_CONNECTIONS = new AnimalStoreError(

@@ -6,9 +6,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { AnimalStoreError } from '../../core/AnimalStoreError.js';
+import { adapterErrorAnswer, type ErrorAnswer, rawErrorAnswer, writeErrorAnswer } from './adapterErrorAnswer.js';
 import { SHED_CODE, TOO_MANY_CONNECTIONS } from './connectionRefusal.js';
 import { connectionState } from './connectionState.js';
-import { adapterErrorAnswer, type ErrorAnswer, rawErrorAnswer, writeErrorAnswer } from './ErrorAnswer.js';
 
 /** How long a refused client may go on sending before its connection is cut. */
 const LINGER_MS = 1_000;

@@ -10,8 +10,8 @@ import { Request as ServerRequest } from '@whatwg-node/fetch';
 import { createCustomAbortControllerSignal, sendNodeResponse } from '@whatwg-node/server';
 import { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import { type MaybePromise, whenReady, whenSettled } from '../../core/MaybePromise.js';
+import { adapterErrorAnswer, writeErrorAnswer } from './adapterErrorAnswer.js';
 import { connectionState, trackAnswer } from './connectionState.js';
-import { adapterErrorAnswer, writeErrorAnswer } from './ErrorAnswer.js';
 import { FIXED_ORIGIN, type KnownHost, readRequestHead, targetPathAndQuery } from './readRequestHead.js';
 
 /** What the listener needs beyond the service. */

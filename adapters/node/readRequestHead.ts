@@ -4,7 +4,7 @@
  */
 import { isIPv6 } from 'node:net';
 import type { AnimalStoreError } from '../../core/AnimalStoreError.js';
-import { validationFailed } from './ErrorAnswer.js';
+import { validationFailed } from './adapterErrorAnswer.js';
 
 /** The origin every Request handed to the service is built on: only its path and query are the client's. */
 export const FIXED_ORIGIN = 'http://localhost';

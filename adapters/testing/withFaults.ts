@@ -2,6 +2,7 @@
 import { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import type { PetStorage } from '../../core/PetStorage.js';
 import type { ErrorCode } from '../../core/schemas/ErrorBody.js';
+import { sleep } from '../../core/sleep.js';
 
 /** A catalogue operation, named as in the interface. */
 export type CatalogueOperation = 'listPets' | 'createPet' | 'getPet';
@@ -39,8 +40,6 @@ const INJECTED = Symbol('animal-store/testing injected fault');
 /** Tells whether an error was made by an injected fault. */
 export const isInjectedFault = (error: unknown): boolean =>
   error instanceof AnimalStoreError && (error.cause as { [INJECTED]?: true } | undefined)?.[INJECTED] === true;
-
-const sleep = (milliseconds: number) => new Promise<void>((resolve) => setTimeout(resolve, milliseconds));
 
 /**
  * Wraps a storage. A fault acts where the catalogue meets its storage, so a request refused

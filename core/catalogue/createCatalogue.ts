@@ -54,7 +54,7 @@ interface PageRequest {
 const DEFAULT_CURSOR_SECRET = 'animal-store/cursor/v1';
 
 /** Builds the in-process catalogue over a storage. The HTTP handlers are built on this. */
-export const createCatalogue = (options: CatalogueOptions): Catalogue => buildCatalogue(options).catalogue;
+export const createCatalogue = (options: CatalogueOptions): Catalogue => createCatalogueParts(options).catalogue;
 
 /** What the HTTP routes are built on: the catalogue, and two of its steps as the routes need them. */
 export interface CatalogueParts {
@@ -76,7 +76,7 @@ export interface PetPageTextAnswer {
 }
 
 /** The catalogue, and the steps its HTTP routes are built on. */
-export const buildCatalogue = ({
+export const createCatalogueParts = ({
   storage,
   cursorSecret = DEFAULT_CURSOR_SECRET,
   sha256 = webCryptoSha256,

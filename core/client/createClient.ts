@@ -11,11 +11,12 @@ import { ErrorBody } from '../schemas/ErrorBody.js';
 import type { ListQueryInput } from '../schemas/ListQuery.js';
 import type { NewPetInput } from '../schemas/NewPet.js';
 import { Pet, Pets } from '../schemas/Pet.js';
+import { sleep } from '../sleep.js';
 import { AnimalStoreClientError } from './AnimalStoreClientError.js';
 import { nextLink } from './nextLink.js';
 import { createRevalidationCache } from './RevalidationCache.js';
 import { readNextQuery } from './readNextQuery.js';
-import { DEFAULT_RETRY, delayBeforeRetry, isRetryableStatus, type RetryOptions, sleep } from './retryPolicy.js';
+import { DEFAULT_RETRY, delayBeforeRetry, isRetryableStatus, type RetryOptions } from './retryPolicy.js';
 
 /** How to reach the service, and how patiently. */
 export interface ClientOptions {
@@ -128,7 +129,7 @@ const signalOfTry = (signals: (AbortSignal | undefined)[], timeout: number): { s
  * Why a fetch failed, in words: fetch's own message is only "fetch failed", the reason (a
  * reset, a connection closed before any answer) is its cause's.
  */
-const reasonOf = (error: unknown): string => {
+const fetchFailureReason = (error: unknown): string => {
   if (!(error instanceof Error)) return String(error);
   const { cause } = error as Error & { cause?: unknown };
   if (!(cause instanceof Error)) return error.message;
@@ -141,7 +142,7 @@ const tryFailure = (url: string, cause: unknown, timedOut: boolean, aborted: boo
   if (aborted) return new AnimalStoreClientError({ code: 'aborted', status: 0, message: `The call to ${url} was aborted.` }, { cause });
   if (timedOut) return new AnimalStoreClientError({ code: 'timeout', status: 0, message: `${url} did not answer in time.` }, { cause });
   return new AnimalStoreClientError(
-    { code: 'network_error', status: 0, message: `Could not reach ${url}: ${reasonOf(cause)}.` },
+    { code: 'network_error', status: 0, message: `Could not reach ${url}: ${fetchFailureReason(cause)}.` },
     { cause },
   );
 };

@@ -40,18 +40,3 @@ export const delayBeforeRetry = (policy: RetryPolicy, attempt: number, retryAfte
   const ceiling = Math.min(policy.maxDelay, policy.baseDelay * 2 ** (attempt - 1));
   return ceiling / 2 + Math.random() * (ceiling / 2);
 };
-
-/** Waits `milliseconds`, or rejects as soon as `signal` aborts. */
-export const sleep = (milliseconds: number, signal: AbortSignal | undefined): Promise<void> =>
-  new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, milliseconds);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });

@@ -1,6 +1,6 @@
 /** @module Makes every answer of the service, and is the one place any error becomes an Error answer. */
 import { isAnimalStoreError } from '../AnimalStoreError.js';
-import { errorAnswerOf } from './errorAnswer.js';
+import { errorAnswerOf } from './errorAnswerOf.js';
 import { withHeaders } from './withHeaders.js';
 
 /** Reports an unexpected error to the operator; never to the client. */

@@ -6,7 +6,7 @@ import { ListQuery } from '../schemas/ListQuery.js';
 import { NewPet } from '../schemas/NewPet.js';
 import { Pet, PetId } from '../schemas/Pet.js';
 import { PetStatus } from '../schemas/PetStatus.js';
-import { SyncLease, SyncPull, SyncPush, SyncPushResult, SyncStatus } from '../schemas/SyncSchemas.js';
+import { SyncKiosks, SyncLease, SyncPull, SyncPush, SyncPushResult, SyncStatus } from '../schemas/SyncSchemas.js';
 import { DEPRECATION, SUNSET } from './deprecation.js';
 import { describeDefaults } from './describeDefaults.js';
 import { syncPaths } from './syncOpenApiPaths.js';
@@ -40,7 +40,7 @@ const everyAnswer = {
 };
 
 /** An Error answer; after authentication it carries the rate-limit fields too (when they are on). */
-const errorResponse = (description: string, headers?: Record<string, unknown>, { authenticated = true } = {}) => ({
+const documentedError = (description: string, headers?: Record<string, unknown>, { authenticated = true } = {}) => ({
   description,
   headers: { ...everyAnswer, ...(authenticated ? rateLimitHeaders : {}), ...headers },
   content: { 'application/json': { schema: ref('Error') } },
@@ -54,11 +54,12 @@ const wwwAuthenticate = {
 };
 
 const commonErrors = {
-  '401': errorResponse('Missing or invalid API key.', wwwAuthenticate, { authenticated: false }),
-  '429': errorResponse('This API key is over its rate limit (only when rate limits are on).', { 'Retry-After': header('Retry-After') }),
-  '500': errorResponse('Unexpected failure; nothing was changed.'),
+  '401': documentedError('Missing or invalid API key.', wwwAuthenticate, { authenticated: false }),
+  '403': documentedError('forbidden: this API key lacks the scope the operation needs (read, create or sync); the message names it.'),
+  '429': documentedError('This API key is over its rate limit (only when rate limits are on).', { 'Retry-After': header('Retry-After') }),
+  '500': documentedError('Unexpected failure; nothing was changed.'),
   // Every failure, whatever its status (405, 413, …), has an Error body.
-  default: errorResponse('Any other failure: an Error body whose status equals the HTTP status.'),
+  default: documentedError('Any other failure: an Error body whose status equals the HTTP status.'),
 };
 
 /**
@@ -66,7 +67,7 @@ const commonErrors = {
  * path, a Host that is not a host): the Node server and the Express middleware answer it
  * before the service, on every path, public ones included.
  */
-const malformedRequest = errorResponse(
+const malformedRequest = documentedError(
   'The request target or Host header cannot be read (answered by the server before the service).',
   undefined,
   { authenticated: false },
@@ -197,7 +198,7 @@ export const createOpenApiDocument = (base: string): Record<string, unknown> => 
               content: { 'application/json': { schema: { type: 'array', items: ref('Pet') } } },
             },
             '304': notModified({ Link: { description: 'As on the 200.', schema: { type: 'string' } } }),
-            '400': errorResponse('A query parameter is not valid.'),
+            '400': documentedError('A query parameter is not valid.'),
             ...commonErrors,
           },
         },
@@ -221,17 +222,17 @@ export const createOpenApiDocument = (base: string): Record<string, unknown> => 
               },
               content: { 'application/json': { schema: ref('Pet') } },
             },
-            '400': errorResponse(
+            '400': documentedError(
               'The body is not JSON, or not a valid NewPet, or the Idempotency-Key header is malformed (or missing where required).',
             ),
             ...commonErrors,
-            '409': errorResponse('idempotency_conflict: the first request with this Idempotency-Key is still in flight.', {
+            '409': documentedError('idempotency_conflict: the first request with this Idempotency-Key is still in flight.', {
               'Retry-After': header('Retry-After'),
             }),
-            '413': errorResponse('The body is larger than 64 KiB.'),
-            '415': errorResponse('The body is not application/json, or has a Content-Encoding other than identity.'),
-            '422': errorResponse('idempotency_key_reused: this Idempotency-Key was used with another payload.'),
-            '503': errorResponse('The animal could not be stored durably; nothing was stored.', { 'Retry-After': header('Retry-After') }),
+            '413': documentedError('The body is larger than 64 KiB.'),
+            '415': documentedError('The body is not application/json, or has a Content-Encoding other than identity.'),
+            '422': documentedError('idempotency_key_reused: this Idempotency-Key was used with another payload.'),
+            '503': documentedError('The animal could not be stored durably; nothing was stored.', { 'Retry-After': header('Retry-After') }),
           },
         },
       },
@@ -253,10 +254,10 @@ export const createOpenApiDocument = (base: string): Record<string, unknown> => 
               content: { 'application/json': { schema: ref('Pet') } },
             },
             '304': notModified(deprecationHeaders),
-            '400': errorResponse('The petId is not an int64 in decimal digits.', deprecationHeaders),
+            '400': documentedError('The petId is not an int64 in decimal digits.', deprecationHeaders),
             ...commonErrors,
-            '404': errorResponse('No animal has this id.', deprecationHeaders),
-            '410': errorResponse('gone: the operation was removed on its Sunset date, 5 December 2030.', deprecationHeaders),
+            '404': documentedError('No animal has this id.', deprecationHeaders),
+            '410': documentedError('gone: the operation was removed on its Sunset date, 5 December 2030.', deprecationHeaders),
           },
         },
       },
@@ -264,7 +265,7 @@ export const createOpenApiDocument = (base: string): Record<string, unknown> => 
         ref,
         retryAfter: header('Retry-After'),
         answerHeaders: { ...everyAnswer, ...rateLimitHeaders },
-        errorResponse,
+        errorResponse: documentedError,
         commonErrors,
       }),
       '/docs': {
@@ -310,6 +311,7 @@ export const createOpenApiDocument = (base: string): Record<string, unknown> => 
         SyncPushResult: schemaOf(SyncPushResult),
         SyncPull: schemaOf(SyncPull),
         SyncStatus: schemaOf(SyncStatus),
+        SyncKiosks: schemaOf(SyncKiosks),
       },
     },
   };

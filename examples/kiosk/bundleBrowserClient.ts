@@ -2,7 +2,6 @@
  * @module Bundles `animal-store/client` into one browser ES module, in memory, so the kiosk's
  * plain scripts can import the package's typed client without a build step of their own.
  */
-import { build } from 'esbuild';
 
 /**
  * The custom export conditions this Node process resolves packages with (`--conditions`,
@@ -24,9 +23,14 @@ const processConditions = (): string[] => {
 /**
  * The text of one ES module for browsers exporting what `animal-store/client` exports
  * (`createClient`, `isAnimalStoreClientError`, …), resolved from this folder as the
- * example's own imports are. Throws esbuild's error when the package cannot be resolved.
+ * example's own imports are. Throws esbuild's error when the package cannot be resolved, and
+ * says what to install when esbuild itself is missing: it is this example's tool, not a
+ * dependency of animal-store, so a project that copies the example installs it.
  */
 export const bundleBrowserClient = async (): Promise<string> => {
+  const { build } = await import('esbuild').catch((error: unknown) => {
+    throw new Error('esbuild is not installed; the kiosk bundles the client with it: npm install --save-dev esbuild', { cause: error });
+  });
   const conditions = processConditions();
   const result = await build({
     stdin: {

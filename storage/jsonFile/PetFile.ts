@@ -3,20 +3,27 @@ import type { Low } from 'lowdb';
 import { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import type { StorageHealth } from '../../core/PetStorage.js';
 import type { Pet } from '../../core/schemas/Pet.js';
+import {
+  type DataFileError,
+  type DurableDataFile,
+  type DurableTextFile,
+  DurableWriteError,
+  FileChangedError,
+  WriteHealth,
+} from '../durableFile/index.js';
 import type { IdempotencyKeys } from '../IdempotencyKeys.js';
-import type { DataFileError } from './DataFileError.js';
-import type { DurableTextFile } from './DurableTextFile.js';
-import { FileChangedError } from './DurableWriteError.js';
 import { problemOf, refusal } from './fileProblems.js';
 import type { PetFileDb } from './openPetFileDb.js';
+import type { PetChange } from './PetChange.js';
 import { type ContentChange, changeContent } from './PetFileChange.js';
 import { type Appended, type AppendedEntry, appendEntries, type NewEntry, type PetFileContent } from './PetFileContent.js';
 import type { PetFileHooks } from './PetFileHooks.js';
 import type { PetFileSerializer } from './PetFileSerializer.js';
-import { undoFailedWrite } from './undoFailedWrite.js';
-import { WriteHealth } from './WriteHealth.js';
 import { WritePreparation } from './WritePreparation.js';
 import { WriteQueue } from './WriteQueue.js';
+
+/** How long after a failed whole write (outside a create) the next is tried. */
+const COMPACT_RETRY_MILLISECONDS = 5_000;
 
 /**
  * The JSON data file: what is in it, and the operations that change it, `append` and `update`.
@@ -34,6 +41,7 @@ import { WriteQueue } from './WriteQueue.js';
  */
 export class PetFile {
   readonly #db: Low<PetFileContent>;
+  readonly #data: DurableDataFile<PetFileContent, PetChange>;
   readonly #text: DurableTextFile;
   readonly #serializer: PetFileSerializer;
   readonly #health: WriteHealth;
@@ -47,17 +55,22 @@ export class PetFile {
   /** Writes and reloads, one at a time. */
   readonly #queue: WriteQueue;
   readonly #preparation: WritePreparation;
-  /** The file may hold animals whose create failed (see undoFailedWrite), until a write succeeds. */
+  /** The file may hold animals whose create failed (a whole write failed after its rename): the next write is whole. */
   #holdsFailedAnimals = false;
+  /** A whole write is queued or under way, outside any create. */
+  #compacting = false;
+  /** No whole write is tried on its own before then (ms since the epoch): the last one failed. */
+  #compactAfter = 0;
   /** Set by `close`: the file is released, and nothing may read (and so lock) it again. */
   #closed = false;
 
   /** Owns the data file opened by `openPetFileDb` (see there for what opening checks). */
   constructor(
-    { db, text, serializer }: PetFileDb,
+    { db, data, text, serializer }: PetFileDb,
     { onReload = () => {}, onAppended = () => {}, refuseTaken = () => {} }: PetFileHooks = {},
   ) {
     this.#db = db;
+    this.#data = data;
     this.#text = text;
     this.#serializer = serializer;
     this.#onReload = onReload;
@@ -170,20 +183,30 @@ export class PetFile {
       );
     } catch (error) {
       appended.undo(true);
+      this.#serializer.forgetFrom(appended.before.pets);
+      this.#serializer.forgetKeysFrom(appended.before.keys);
       this.#idFloor = Math.max(this.#idFloor, this.#db.data.nextId);
       throw error;
     }
   }
 
-  /** Writes the content `appended` changed, taking the change back when the write fails. */
+  /**
+   * Makes the change `appended` made to the content durable: one line in the journal, or the
+   * whole file when a failed write may have left its animals on disk. On failure the change
+   * is taken back (the ids stay given when the failed write may have reached the disk).
+   */
   async #write(appended: Appended, failure: string): Promise<void> {
     try {
-      await this.#db.write();
+      if (this.#holdsFailedAnimals || this.#data.journal.dirty) await this.#db.write();
+      else await this.#data.append(this.#changeOf(appended));
     } catch (error) {
-      const failed = await undoFailedWrite(this.#db, this.#serializer, appended, error);
-      if (failed.replaced) {
+      const landed = error instanceof DurableWriteError && error.replaced;
+      appended.undo(landed);
+      this.#serializer.forgetFrom(appended.before.pets);
+      this.#serializer.forgetKeysFrom(appended.before.keys);
+      if (landed) {
         this.#idFloor = Math.max(this.#idFloor, this.#db.data.nextId);
-        this.#holdsFailedAnimals = failed.holdsFailedAnimals;
+        this.#holdsFailedAnimals = true;
       }
       if (error instanceof FileChangedError) throw error;
       this.#health.failed(error instanceof Error ? error.message : String(error));
@@ -193,6 +216,34 @@ export class PetFile {
     this.#holdsFailedAnimals = false;
     this.#health.succeeded();
     if (appended.entries.length > 0) this.#onAppended(appended.entries.map(({ pet }) => pet));
+    if (this.#data.journal.outgrown) this.#compactSoon();
+  }
+
+  /** What one write added, for the journal. */
+  #changeOf({ entries }: Appended): PetChange {
+    const { nextId, sync } = this.#db.data;
+    const keys = entries.flatMap(({ stored }) => (stored ? [stored] : []));
+    return { nextId, pets: entries.map(({ pet }) => pet), keys, sync };
+  }
+
+  /**
+   * Writes the whole file (emptying the journal) after the writes already queued, not in a
+   * create's way: the create that made the journal outgrow the file is answered first. A
+   * failure leaves the journal as it is, tried again a few seconds later.
+   */
+  #compactSoon(): void {
+    if (this.#compacting || Date.now() < this.#compactAfter) return;
+    this.#compacting = true;
+    this.#queue
+      .write(async () => {
+        if (this.#data.journal.outgrown) await this.#db.write();
+      })
+      .catch(() => {
+        this.#compactAfter = Date.now() + COMPACT_RETRY_MILLISECONDS;
+      })
+      .finally(() => {
+        this.#compacting = false;
+      });
   }
 
   /**
@@ -206,13 +257,19 @@ export class PetFile {
     return this.#health.check();
   }
 
-  /** Finishes appends and reloads, puts the file back if a failed write left animals in it, and releases the file. */
+  /**
+   * Finishes appends and reloads, writes the whole file when its journal holds changes (so
+   * a stopped file is one document, and no failed write's animals stay in it), and releases
+   * the file.
+   */
   close(): Promise<void> {
     return this.#queue.run(async () => {
       if (this.#closed) return;
       this.#closed = true;
-      // Never over someone's edit: while the file is not ours to write, it stays as it is.
-      if (this.#holdsFailedAnimals && !this.#problem) await this.#db.write().catch(() => {});
+      // Never over someone's edit: while the file is not ours to write, it and its journal stay as they are.
+      if ((this.#holdsFailedAnimals || this.#data.journal.pending) && !this.#problem && !(await this.#text.changed())) {
+        await this.#db.write().catch(() => {});
+      }
       await this.#text.release();
     });
   }

@@ -1,6 +1,5 @@
 /** @module The data file's writes and reloads, one at a time; a write that an edit interrupts starts again, a few times. */
-import { DataFileError } from './DataFileError.js';
-import { FileChangedError } from './DurableWriteError.js';
+import { DataFileError, FileChangedError } from '../durableFile/index.js';
 import { refusal } from './fileProblems.js';
 
 /** How many times a write meets an edit saved during its own write before it gives up. */

@@ -1,7 +1,6 @@
 /** @module What an operator and a client are told when the data file cannot be used after it changed on disk. */
 import { AnimalStoreError } from '../../core/AnimalStoreError.js';
-import { DataFileError } from './DataFileError.js';
-import { systemErrorReason } from './systemErrorReason.js';
+import { DataFileError, systemErrorReason } from '../durableFile/index.js';
 
 /**
  * Why the file cannot be used now, after it changed on disk: what an operator reads (in

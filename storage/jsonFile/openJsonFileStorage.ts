@@ -4,20 +4,23 @@ import { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import type { IdempotentCreate, PetStorage } from '../../core/PetStorage.js';
 import { createArrivals } from '../../core/sync/createArrivals.js';
 import type { SyncStorage } from '../../core/sync/SyncStorage.js';
+import {
+  createFolderDurably,
+  DataFileError,
+  type FileSystem,
+  findDanglingLink,
+  folderFailureReason,
+  nodeFileSystem,
+  watchDataFile,
+} from '../durableFile/index.js';
 import { type CommitObserver, GroupCommit } from '../GroupCommit.js';
 import type { IdempotencyKeys } from '../IdempotencyKeys.js';
 import { KeySweep, type KeySweepOptions } from '../KeySweep.js';
 import { PetIndex } from '../PetIndex.js';
 import { createJsonFileSync } from './createJsonFileSync.js';
-import { DataFileError } from './DataFileError.js';
-import { type FileSystem, nodeFileSystem } from './FileSystem.js';
-import { findDanglingLink } from './findDanglingLink.js';
-import { folderFailureReason } from './folderFailureReason.js';
 import { openPetFileDb } from './openPetFileDb.js';
 import { PetFile } from './PetFile.js';
 import type { NewEntry } from './PetFileContent.js';
-import { createFolderDurably } from './syncFolder.js';
-import { watchDataFile } from './watchDataFile.js';
 
 /** How to open a JSON data file. */
 export interface JsonFileStorageOptions {
@@ -27,6 +30,8 @@ export interface JsonFileStorageOptions {
   onCommit?: CommitObserver;
   /** How expired Idempotency-Keys are forgotten (tests shorten it). */
   keySweep?: KeySweepOptions;
+  /** The journal is written into the file once it holds more than the file's size and this many bytes (16 MiB by default). */
+  journalMinBytes?: number;
 }
 
 /** A storage kept in a JSON data file. */
@@ -55,8 +60,10 @@ const realPathOf = async (fs: FileSystem, file: string): Promise<string> => {
  * fails with a DataFileLockedError. A damaged file, or a symlink to nothing (a volume that
  * did not mount), throws a DataFileError naming the file and its problem, and is not changed.
  *
- * Each create resolves only once its animal is on disk (temp file, fsync, rename, fsync of
- * the folder); creates arriving during a write share the next one (group commit). If a
+ * Each create resolves only once its animal is on disk (a line appended to the file's
+ * journal and fdatasynced; the file is written whole, durably, once the journal outgrows
+ * it, and when the storage closes); creates arriving during a write share the next one
+ * (group commit). If a
  * write fails, the creates it held reject with `storage_unavailable` and none of them was
  * ever visible: animals enter the index only after their write succeeded.
  *
@@ -65,8 +72,8 @@ const realPathOf = async (fs: FileSystem, file: string): Promise<string> => {
  * invalid one refuses creates until it is repaired, and no edit is ever overwritten. Its
  * `checkHealth` says whether creates can be stored now.
  */
-export const openJsonFileStorage = ({ file, onCommit, keySweep }: JsonFileStorageOptions): Promise<JsonFileStorage> =>
-  openJsonFileStorageOn(file, nodeFileSystem, onCommit, keySweep);
+export const openJsonFileStorage = ({ file, onCommit, keySweep, journalMinBytes }: JsonFileStorageOptions): Promise<JsonFileStorage> =>
+  openJsonFileStorageOn(file, nodeFileSystem, onCommit, keySweep, journalMinBytes);
 
 /** `openJsonFileStorage` over the given file functions (tests pass ones that fail on demand). */
 export const openJsonFileStorageOn = async (
@@ -74,6 +81,7 @@ export const openJsonFileStorageOn = async (
   fs: FileSystem,
   onCommit?: CommitObserver,
   keySweep?: KeySweepOptions,
+  journalMinBytes?: number,
 ): Promise<JsonFileStorage> => {
   const file = path.resolve(given);
   const dangling = await findDanglingLink(fs, file);
@@ -112,7 +120,7 @@ export const openJsonFileStorageOn = async (
     keys = petFile.idempotencyKeys;
     if (keys.size > 0) sweep.start();
   };
-  const petFile = new PetFile(await openPetFileDb(realFile, file, fs), {
+  const petFile = new PetFile(await openPetFileDb(realFile, file, fs, journalMinBytes), {
     onReload: () => {
       rebuild();
       arrivals.notify();

@@ -2,15 +2,14 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Pet } from '../../core/schemas/Pet.js';
+import { createFolderDurably, DataFileError, DurableTextFile, nodeFileSystem, readJournal } from '../durableFile/index.js';
 import { inChunks, type PetContentStore, TargetNotEmptyError } from '../PetContent.js';
 import { checkPetFile } from './checkPetFile.js';
-import { DataFileError } from './DataFileError.js';
-import { DurableTextFile } from './DurableTextFile.js';
-import { nodeFileSystem } from './FileSystem.js';
+import { replayPetChanges } from './PetChange.js';
+import { toPetFileContent } from './PetFileContent.js';
 import { PET_FILE_FORMAT, type PetFileData } from './PetFileData.js';
 import { PetFileSerializer } from './PetFileSerializer.js';
 import { parsePetFile } from './parsePetFile.js';
-import { createFolderDurably } from './syncFolder.js';
 
 /** The file's real path (symlinks resolved), also when the file does not exist yet. */
 const realPathOf = async (file: string): Promise<string> => {
@@ -21,11 +20,21 @@ const realPathOf = async (file: string): Promise<string> => {
   }
 };
 
+/** The file's data with its journal's changes, as a server opening it would see it. */
+const withChanges = (data: PetFileData, changes: readonly string[], name: string): PetFileData => {
+  if (changes.length === 0) return data;
+  const content = toPetFileContent(data);
+  replayPetChanges(content, changes, name);
+  const keys = content.idempotencyKeys;
+  const idempotencyKeys = Array.from({ length: keys.size }, (_, index) => keys.at(keys.first + index));
+  return { format: PET_FILE_FORMAT, nextId: content.nextId, pets: content.pets, idempotencyKeys };
+};
+
 /**
  * The data file `given`, to copy from or into. Reading needs no lock: a running server's
- * file reads as one consistent version, except in the fraction of a millisecond a write in
- * place is under way (see `writeInPlace`), when the read may find it half written and fail
- * as a damaged file would, saying so; the copy can be run again. Writing takes
+ * file reads as one consistent version with its journal's changes (a line being appended
+ * is not whole yet, and left out, as a crash would leave it; a whole write between reading
+ * the file and its journal may make the read fail, saying so; the copy can be run again). Writing takes
  * the file as a server does (its kernel lock: a server using the file makes it fail with a
  * DataFileLockedError; a missing file is created 0600), checks the result as a server
  * opening it would, and replaces the file durably (temp file, fsync, rename, fsync of the
@@ -35,13 +44,15 @@ export const openPetFileContent = (given: string): PetContentStore => {
   const file = path.resolve(given);
   const readData = async (): Promise<PetFileData | undefined> => {
     let content: string;
+    let changes: string[];
     try {
       content = await fs.readFile(file, 'utf8');
+      changes = await readJournal(nodeFileSystem, await realPathOf(file));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw new DataFileError(file, `The data file ${file} cannot be read: ${(error as Error).message}.`, { cause: error });
     }
-    return parsePetFile(content, file);
+    return withChanges(parsePetFile(content, file), changes, file);
   };
 
   return {
@@ -60,7 +71,7 @@ export const openPetFileContent = (given: string): PetContentStore => {
         initial: () => serializer.serialize({ format: PET_FILE_FORMAT, nextId: 1, pets: [], idempotencyKeys: [] }),
       });
       try {
-        const held = parsePetFile(await durable.read(), file);
+        const held = withChanges(parsePetFile(await durable.read(), file), await durable.journal(), file);
         if (!replace && (held.pets.length > 0 || held.nextId > 1 || held.idempotencyKeys.length > 0)) {
           throw new TargetNotEmptyError(file, { pets: held.pets.length, nextId: held.nextId });
         }

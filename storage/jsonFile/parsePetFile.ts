@@ -1,7 +1,7 @@
 /** @module Reads a data file's text into its content, or says what is wrong with it. */
 import { parse as parseLosslessly } from 'lossless-json';
+import { DataFileError } from '../durableFile/index.js';
 import { checkPetFile } from './checkPetFile.js';
-import { DataFileError } from './DataFileError.js';
 import type { PetFileData } from './PetFileData.js';
 
 /** Line and column (from 1) of a character offset, for a person opening the file in an editor. */

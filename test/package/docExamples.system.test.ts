@@ -18,18 +18,16 @@
  *   whole process group (SIGKILL 5 s later). It must not print `Error` on stderr meanwhile.
  * - A block runs alone in an empty folder: it makes what it needs (a key file, a seed file).
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPackedProject } from '../support/packedProject.js';
 import { type PostgresCluster, startPostgresCluster } from '../support/postgresCluster.js';
-import { tempFolder } from '../support/tempFolder.js';
 import { findRunnableBlocks } from './findRunnableBlocks.js';
 
-const run = promisify(execFile);
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const blocks = findRunnableBlocks(repo);
 
@@ -110,28 +108,7 @@ const runBlock = (folder: string, language: string, env: NodeJS.ProcessEnv) =>
   });
 
 beforeAll(async () => {
-  const work = tempFolder({ until: 'file' });
-  // prepack builds dist/ first, so the tarball always holds fresh compiled code.
-  const packed = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: repo, timeout: 120_000, maxBuffer: 16 * 2 ** 20 });
-  const [report] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as Array<{ filename: string }>;
-  project = join(work, 'project');
-  mkdirSync(project);
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'doc-examples', private: true, type: 'module' }));
-  await run(
-    'npm',
-    [
-      'install',
-      '--no-audit',
-      '--no-fund',
-      '--prefer-offline',
-      join(work, report!.filename),
-      'tsx@^4',
-      'express@^5',
-      'pg@^8',
-      'prom-client@^15',
-    ],
-    { cwd: project, timeout: 120_000 },
-  );
+  project = await createPackedProject('doc-examples', ['tsx@^4', 'express@^5', 'pg@^8', 'prom-client@^15']);
 }, 240_000);
 
 afterAll(async () => {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { StoredIdempotencyKey } from '../../core/PetStorage.js';
 import type { Pet } from '../../core/schemas/Pet.js';
 import { copyPets } from '../../storage/copyPets.js';
-import { DataFileLockedError } from '../../storage/jsonFile/DataFileError.js';
+import { DataFileLockedError } from '../../storage/durableFile/index.js';
 import { openJsonFileStorage } from '../../storage/jsonFile/openJsonFileStorage.js';
 import { PetFileSerializer } from '../../storage/jsonFile/PetFileSerializer.js';
 import { TargetNotEmptyError } from '../../storage/PetContent.js';

@@ -7,6 +7,7 @@ import * as v from 'valibot';
 import { afterEach } from 'vitest';
 import type { Pet } from '../../core/schemas/Pet.js';
 import { type PetFileData, PetFileJson } from '../../storage/jsonFile/PetFileData.js';
+import { readDataFile as readOnDisk } from '../storage/jsonFile/readDataFile.js';
 
 export { tempDataFile } from './tempFolder.js';
 
@@ -72,8 +73,14 @@ export const getJson = async (url: string, pathAndQuery: string): Promise<{ stat
   return { status: response.status, body: await response.json() };
 };
 
-/** Reads a data file and checks it against the documented format (throws if it does not parse). */
-export const readDataFile = (file: string): PetFileData => v.parse(PetFileJson, JSON.parse(fs.readFileSync(file, 'utf8')));
+/**
+ * Reads a data file, its document with its journal's changes (what a server opening it
+ * serves), and checks it against the documented format (throws if it does not parse).
+ */
+export const readDataFile = (file: string): PetFileData => v.parse(PetFileJson, readOnDisk(file));
+
+/** Reads a data file's document alone (what a stopped server leaves) and checks it against the documented format. */
+export const readDocument = (file: string): PetFileData => v.parse(PetFileJson, JSON.parse(fs.readFileSync(file, 'utf8')));
 
 /**
  * Keeps `clients` concurrent clients creating animals until `stop()` or until their server

@@ -4,10 +4,10 @@
  * offline loads.
  */
 import { AnimalStoreError } from '../../../core/AnimalStoreError.js';
-import { errorResponse } from '../../../core/http/errorAnswer.js';
+import { errorResponse } from '../../../core/http/errorAnswerOf.js';
 import { createPetService, type PetService } from '../../../core/index.js';
 import { type IndexedDbStorage, openIndexedDbStorage } from '../../../storage/indexedDb/openIndexedDbStorage.js';
-import { type Replicator, startReplicator } from '../../sync/createReplicator.js';
+import { type Replicator, startReplicator } from '../../sync/startReplicator.js';
 import { isUnder } from '../isUnder.js';
 import type { WorkerFetchEvent, WorkerMessage, WorkerScope } from '../WorkerScope.js';
 import { answerMessage } from '../workerMessage.js';

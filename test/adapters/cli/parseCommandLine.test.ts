@@ -57,8 +57,8 @@ describe('animal-store command line: serve', () => {
       maxLogBuffer: 1_048_576,
       metrics: false,
       testMode: false,
-      delay: 0,
       browserKiosk: false,
+      delay: 0,
     });
     expect(settingsOf(['serve'])).toEqual(settingsOf([]));
   });
@@ -161,8 +161,8 @@ describe('animal-store command line: serve', () => {
       maxLogBuffer: 1_048_576,
       metrics: true,
       testMode: false,
-      delay: 0,
       browserKiosk: false,
+      delay: 0,
     });
   });
 

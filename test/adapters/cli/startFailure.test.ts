@@ -8,7 +8,7 @@ import { parseCommandLine } from '../../../adapters/cli/parseCommandLine.js';
 import type { ServeSettings } from '../../../adapters/cli/serveCommand.js';
 import { startFailure } from '../../../adapters/cli/startFailure.js';
 import { copyPets } from '../../../storage/copyPets.js';
-import { DataFileError } from '../../../storage/jsonFile/DataFileError.js';
+import { DataFileError } from '../../../storage/durableFile/index.js';
 import { openJsonFileStorage } from '../../../storage/jsonFile/openJsonFileStorage.js';
 
 const settingsOf = (argv: string[]): ServeSettings => {

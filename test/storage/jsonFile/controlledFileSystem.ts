@@ -2,17 +2,17 @@
 
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { type FileSystem, nodeFileSystem } from '../../../storage/jsonFile/FileSystem.js';
+import { type FileSystem, nodeFileSystem } from '../../../storage/durableFile/index.js';
 
-/** What one durable write (one temp file) should meet. */
+/** What one durable write (one temp file of a whole write, or one append to the journal) should meet. */
 export interface WritePlan {
   /** The write waits for this before it starts. */
   hold?: Promise<void>;
-  /** Opening the temp file fails, as on a full disk: the data file is untouched. */
+  /** Opening the temp file (or the append) fails, as on a full disk: the data file and journal are untouched. */
   failOpen?: boolean;
-  /** The temp file's fsync fails: the temp file exists, the data file is untouched. */
+  /** The temp file's fsync (or the append, after its bytes landed) fails: the data file is untouched, the journal's line cut back. */
   failFileSync?: boolean;
-  /** The folder fsync after the rename fails: the new file is in place, its durability unknown. */
+  /** The folder fsync after the rename fails: the new file is in place, its durability unknown (an append: its line landed and cannot be cut back). */
   failFolderSync?: boolean;
 }
 
@@ -29,16 +29,48 @@ const failingSync = (handle: FileHandle): FileHandle =>
   });
 
 /**
- * Node's file system, except that the nth durable write (counted by the temp files it
- * opens, from 1) follows `plans[n]`. `writes` counts the writes started.
+ * Wraps a journal's handle: each `write` is one durable write that follows its plan (the
+ * journal's writes are durable on return, O_DSYNC); a failed one whose line cannot be cut
+ * back makes the next `truncate` fail too.
+ */
+const controlledJournal = (handle: FileHandle, nextPlan: () => WritePlan): FileHandle => {
+  let truncateFails = false;
+  return new Proxy(handle, {
+    get(target, key) {
+      if (key === 'write') {
+        return async (...args: Parameters<FileHandle['write']>) => {
+          const plan = nextPlan();
+          await plan.hold;
+          if (plan.failOpen) throw ioError('ENOSPC', 'no space left on device, write');
+          const written = await (target.write as (...a: unknown[]) => Promise<unknown>)(...args);
+          if (!plan.failFileSync && !plan.failFolderSync) return written;
+          truncateFails = plan.failFolderSync === true;
+          throw ioError('EIO', 'i/o error, write');
+        };
+      }
+      if (key === 'truncate' && truncateFails) {
+        truncateFails = false;
+        return async () => Promise.reject(ioError('EIO', 'i/o error, truncate'));
+      }
+      const value = Reflect.get(target, key, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+};
+
+/**
+ * Node's file system, except that the nth durable write (counted by the temp files whole
+ * writes open and the journal's appends, from 1) follows `plans[n]`. `writes` counts the
+ * writes started.
  */
 export const createControlledFileSystem = (folder: string) => {
   const control = { writes: 0, plans: new Map<number, WritePlan>() };
   let folderSyncFails = false;
   let fileSyncFails = false;
+  const nextPlan = () => control.plans.get(++control.writes) ?? {};
   const fs: FileSystem = {
     ...Object.fromEntries(Object.keys(nodeFileSystem).map((key) => [key, nodeFileSystem[key as keyof FileSystem]])),
-    open: (async (file: string, flags?: string, mode?: number) => {
+    open: (async (file: string, flags?: string | number, mode?: number) => {
       if (flags === 'wx') {
         const plan = control.plans.get(++control.writes) ?? {};
         await plan.hold;
@@ -47,6 +79,7 @@ export const createControlledFileSystem = (folder: string) => {
         fileSyncFails = plan.failFileSync === true;
       }
       const handle = await nodeFileSystem.open(file, flags, mode);
+      if (file.endsWith('.journal')) return controlledJournal(handle, nextPlan);
       if (flags === 'wx' && fileSyncFails) return failingSync(handle);
       if (path.resolve(file) === path.resolve(folder) && folderSyncFails) {
         folderSyncFails = false;

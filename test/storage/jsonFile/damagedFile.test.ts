@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DataFileError } from '../../../storage/jsonFile/DataFileError.js';
+import { DataFileError } from '../../../storage/durableFile/index.js';
 import { openJsonFileStorage } from '../../../storage/jsonFile/openJsonFileStorage.js';
 import { tempDataFile } from '../../support/tempFolder.js';
 

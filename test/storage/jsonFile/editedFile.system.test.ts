@@ -4,16 +4,18 @@ import { describe, expect, it } from 'vitest';
 import { createPetService } from '../../../core/createPetService.js';
 import type { PetStorage } from '../../../core/PetStorage.js';
 import type { Pet } from '../../../core/schemas/Pet.js';
-import { DataFileError, DataFileLockedError } from '../../../storage/jsonFile/DataFileError.js';
+import { DataFileError, DataFileLockedError } from '../../../storage/durableFile/index.js';
 import { openJsonFileStorage, openJsonFileStorageOn } from '../../../storage/jsonFile/openJsonFileStorage.js';
 import { tempFolder } from '../../support/tempFolder.js';
 import { createControlledFileSystem, gate, until } from './controlledFileSystem.js';
+import { readDataFile } from './readDataFile.js';
 
 const KEY = 'test-key-number-1';
 const pet = (name: string) => ({ name, categoryId: 1, status: 'available' as const });
 const animal = (id: number, name: string): Pet => ({ id, name, categoryId: 2, status: 'sold' });
 const fileText = (nextId: number, pets: Pet[]) => `${JSON.stringify({ format: 2, nextId, pets, idempotencyKeys: [] }, null, 2)}\n`;
-const onDisk = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as { nextId: number; pets: Pet[] };
+/** The document and its journal: what the server serves after a restart. */
+const onDisk = (file: string) => readDataFile(file) as { nextId: number; pets: Pet[] };
 
 /** Saves the file the way many editors do: a new file beside it, renamed over it. */
 const saveByRename = (file: string, text: string) => {
@@ -51,13 +53,25 @@ describe('JSON-file storage and a file edited by hand while it runs', () => {
     await storage.close();
   });
 
-  it('Should show a valid edit to readers soon after it is saved, without waiting for a create', async () => {
+  it('Should show a valid edit to readers soon after it is saved, without waiting for a create, the creates in the journal on top', async () => {
     const { file, storage } = await openFresh();
-    await storage.create(pet('First'));
-    fs.writeFileSync(file, fileText(8, [animal(7, 'Renamed by hand')]));
-    await untilListed(storage, ['Renamed by hand']);
-    expect(await storage.get(1)).toBeUndefined();
+    const first = await storage.create(pet('First'));
+    // The document does not hold First yet (its journal does): the edit keeps it.
+    fs.writeFileSync(file, fileText(8, [animal(7, 'Added by hand')]));
+    await untilListed(storage, ['First', 'Added by hand']);
+    expect(await storage.get(1)).toEqual(first);
     expect((await storage.create(pet('Next'))).id).toBe(8);
+    await storage.close();
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).pets.map(({ name }: Pet) => name)).toEqual(['First', 'Added by hand', 'Next']);
+  });
+
+  it('Should let an edit remove what the document holds, and never give its ids again', async () => {
+    const file = path.join(tempFolder(), 'animals.json');
+    fs.writeFileSync(file, fileText(3, [animal(1, 'Old'), animal(2, 'Older')]));
+    const storage = await openJsonFileStorage({ file });
+    fs.writeFileSync(file, fileText(2, [animal(1, 'Old')]));
+    await untilListed(storage, ['Old']);
+    expect((await storage.create(pet('Next'))).id).toBe(3);
     await storage.close();
   });
 
@@ -117,17 +131,17 @@ describe('JSON-file storage and a file edited by hand while it runs', () => {
     await storage.close();
   });
 
-  it('Should never give an acknowledged id again when an edit saves an older copy of the file', async () => {
+  it('Should keep every acknowledged create and never give its id again when an edit saves an older copy of the document', async () => {
     const { file, storage } = await openFresh();
     const first = await storage.create(pet('First'));
     const olderCopy = fs.readFileSync(file, 'utf8');
-    await storage.create(pet('Second'));
-    await storage.create(pet('Third'));
+    const second = await storage.create(pet('Second'));
+    const third = await storage.create(pet('Third'));
     fs.writeFileSync(file, olderCopy);
     const next = await storage.create(pet('Next'));
     expect(next.id).toBe(4);
-    // The file is the truth: what the older copy lacks is gone, but its ids stay used.
-    expect(onDisk(file)).toMatchObject({ nextId: 5, pets: [first, next] });
+    // The creates since the document was last written whole are in the journal, kept on top of the older copy.
+    expect(onDisk(file)).toMatchObject({ nextId: 5, pets: [first, second, third, next] });
     await storage.close();
   });
 
@@ -147,7 +161,7 @@ describe('JSON-file storage and a file edited by hand while it runs', () => {
     await storage.close();
   });
 
-  it('Should not overwrite an edit saved while a write is under way, but write again on top of it', async () => {
+  it('Should not overwrite an edit saved while a journal line is being written, and keep both', async () => {
     const folder = tempFolder();
     const file = path.join(folder, 'animals.json');
     const { fs: controlled, control } = createControlledFileSystem(folder);
@@ -159,10 +173,14 @@ describe('JSON-file storage and a file edited by hand while it runs', () => {
     await until(() => control.writes === writesBefore + 1, 'the write started');
     fs.writeFileSync(file, fileText(10, [animal(9, 'Saved meanwhile')]));
     held.open();
+    // The line was checked against the document before the edit, so the create keeps its id;
+    // the edit is read on top of the document and the journal replayed over it: both stay.
     const created = await creating;
-    expect(created.id).toBe(10);
-    expect(onDisk(file).pets).toEqual([animal(9, 'Saved meanwhile'), created]);
-    expect(await storage.list({ after: 0, limit: 10 })).toEqual([animal(9, 'Saved meanwhile'), created]);
+    expect(created.id).toBe(1);
+    await untilListed(storage, ['Under way', 'Saved meanwhile']);
+    expect((await storage.create(pet('Next'))).id).toBe(10);
+    expect(fs.readFileSync(file, 'utf8')).toBe(fileText(10, [animal(9, 'Saved meanwhile')]));
     await storage.close();
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).pets.map(({ name }: Pet) => name)).toEqual(['Under way', 'Saved meanwhile', 'Next']);
   });
 });

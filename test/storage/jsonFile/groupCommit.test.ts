@@ -5,6 +5,7 @@ import type { NewPet } from '../../../core/schemas/NewPet.js';
 import { openJsonFileStorage, openJsonFileStorageOn } from '../../../storage/jsonFile/openJsonFileStorage.js';
 import { tempFolder } from '../../support/tempFolder.js';
 import { createControlledFileSystem, gate, until } from './controlledFileSystem.js';
+import { readDataFile } from './readDataFile.js';
 
 const pet = (name: string): NewPet => ({ name, categoryId: 1, status: 'available' });
 
@@ -17,7 +18,8 @@ const openControlled = async () => {
   const writesAtOpen = control.writes;
   const plan = (write: number, what: Parameters<typeof control.plans.set>[1]) => control.plans.set(writesAtOpen + write, what);
   const writesSinceOpen = () => control.writes - writesAtOpen;
-  const onDisk = () => JSON.parse(fs.readFileSync(file, 'utf8')) as { nextId: number; pets: { id: number; name: string }[] };
+  // What a server opening the file (after a crash, too) would serve: the document and its journal.
+  const onDisk = () => readDataFile(file) as { nextId: number; pets: { id: number; name: string }[] };
   return { storage, file, plan, writesSinceOpen, onDisk };
 };
 
@@ -101,31 +103,34 @@ describe('JSON-file storage group commit', () => {
     await reopened.close();
   });
 
-  it('Should put the acknowledged content back, and never reuse the failed ids, when the folder fsync fails after the rename', async () => {
-    const { storage, plan, onDisk } = await openControlled();
+  it('Should never reuse the ids of a write that may have reached the disk, and write the next whole without it', async () => {
+    const { storage, file, plan, onDisk } = await openControlled();
     const kept = await storage.create(pet('Kept'));
     plan(2, { failFolderSync: true });
     await expect(storage.create(pet('In doubt'))).rejects.toMatchObject({ code: 'storage_unavailable' });
     expect(await storage.list({ after: 0, limit: 10 })).toEqual([kept]);
-    // The in-doubt animal reached the file before the fsync failed; it is gone again.
-    expect(onDisk().pets.map((animal) => animal.name)).toEqual(['Kept']);
-    // Its id (2) might have survived a crash at that moment, so it is skipped for good.
+    // Its line landed in the journal and could not be cut back: readers never see it, the journal may hold it.
+    expect(onDisk().pets.map((animal) => animal.name)).toEqual(['Kept', 'In doubt']);
+    // Its id (2) might survive a crash at that moment, so it is skipped for good; the next
+    // write is the whole file, from what was acknowledged, which empties the journal.
     const next = await storage.create(pet('Next'));
     expect(next.id).toBe(3);
+    expect(onDisk().pets.map((animal) => animal.name)).toEqual(['Kept', 'Next']);
+    expect(fs.readFileSync(`${file}.journal`, 'utf8')).toBe('');
     await storage.close();
   });
 
-  it('Should put the file back on close when both a write and its repair failed after the rename', async () => {
-    const { storage, plan, onDisk } = await openControlled();
+  it('Should write the file whole without the animals of a failed write when it stops', async () => {
+    const { storage, file, plan, onDisk } = await openControlled();
     const kept = await storage.create(pet('Kept'));
     plan(2, { failFolderSync: true });
-    plan(3, { failFileSync: true });
     await expect(storage.create(pet('In doubt'))).rejects.toMatchObject({ code: 'storage_unavailable' });
-    // Readers never see it, but the file still does, until a write succeeds.
+    // Readers never see it, but the journal still holds it, until a write succeeds.
     expect(await storage.list({ after: 0, limit: 10 })).toEqual([kept]);
     expect(onDisk().pets.map((animal) => animal.name)).toEqual(['Kept', 'In doubt']);
     await storage.close();
-    expect(onDisk()).toEqual({ format: 2, nextId: 3, pets: [kept], idempotencyKeys: [] });
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ format: 2, nextId: 3, pets: [kept], idempotencyKeys: [] });
+    expect(fs.existsSync(`${file}.journal`)).toBe(false);
   });
 
   it('Should keep neither the animal nor its Idempotency-Key of a failed write, so a retry with the key creates it', async () => {
@@ -150,11 +155,25 @@ describe('JSON-file storage group commit', () => {
     expect(onDisk()).toEqual({ format: 2, nextId: 1, pets: [], idempotencyKeys: [] });
   });
 
-  it('Should leave no temp file behind when the temp file cannot be made durable', async () => {
+  it('Should cut back a journal line that cannot be made durable, and leave no file behind', async () => {
     const { storage, file, plan, onDisk } = await openControlled();
     plan(1, { failFileSync: true });
     await expect(storage.create(pet('Not durable'))).rejects.toMatchObject({ code: 'storage_unavailable' });
     expect(onDisk().pets).toEqual([]);
+    await storage.close();
+    expect(fs.readdirSync(path.dirname(file))).toEqual(['animals.json']);
+  });
+
+  it('Should leave no temp file behind when a whole write cannot be made durable', async () => {
+    const { storage, file, plan, onDisk } = await openControlled();
+    await storage.create(pet('Kept'));
+    plan(2, { failFolderSync: true }); // the journal may hold this one: the next write is whole
+    await expect(storage.create(pet('In doubt'))).rejects.toMatchObject({ code: 'storage_unavailable' });
+    plan(3, { failFileSync: true });
+    await expect(storage.create(pet('Not durable'))).rejects.toMatchObject({ code: 'storage_unavailable' });
+    expect(fs.readdirSync(path.dirname(file)).sort()).toEqual(['animals.json', 'animals.json.journal']);
+    expect((await storage.create(pet('Later'))).id).toBe(3); // id 3 never reached the disk
+    expect(onDisk().pets.map((animal) => animal.name)).toEqual(['Kept', 'Later']);
     await storage.close();
     expect(fs.readdirSync(path.dirname(file))).toEqual(['animals.json']);
   });

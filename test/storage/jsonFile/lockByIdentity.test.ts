@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DataFileLockedError } from '../../../storage/jsonFile/DataFileError.js';
+import { DataFileLockedError } from '../../../storage/durableFile/index.js';
 import { openJsonFileStorage } from '../../../storage/jsonFile/openJsonFileStorage.js';
 import { tempFolder } from '../../support/tempFolder.js';
+import { until } from './controlledFileSystem.js';
 
 const pet = (name: string) => ({ name, categoryId: 1, status: 'available' as const });
 
@@ -32,18 +33,24 @@ describe('JSON-file storage: one owner per file, whatever name reaches it', () =
     await owner.close();
   });
 
-  it('Should keep the file locked across its writes, each of which puts a new file in its place', async () => {
+  it('Should keep the file locked across its writes, each whole one putting a new file in its place', async () => {
     const file = path.join(tempFolder(), 'animals.json');
-    const owner = await openJsonFileStorage({ file });
-    for (const name of ['One', 'Two', 'Three']) {
+    // No minimum: the journal soon outgrows this small file, and a whole write follows.
+    const owner = await openJsonFileStorage({ file, journalMinBytes: 0 });
+    let created = 0;
+    for (let round = 0; round < 3; round++) {
       const before = fs.statSync(file).ino;
-      await owner.create(pet(name));
+      for (let tries = 0; tries < 20 && fs.statSync(file).ino === before; tries++) {
+        await owner.create(pet(`Pet ${++created}`));
+        await refused(file);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       expect(fs.statSync(file).ino).not.toBe(before);
       await refused(file);
     }
     await owner.close();
     const next = await openJsonFileStorage({ file });
-    expect(await next.list({ after: 0, limit: 10 })).toHaveLength(3);
+    expect(await next.list({ after: 0, limit: 100 })).toHaveLength(created);
     await next.close();
   });
 
@@ -53,9 +60,9 @@ describe('JSON-file storage: one owner per file, whatever name reaches it', () =
     fs.writeFileSync(file, '{"format":2,"nextId":1,"pets":[],"idempotencyKeys":[]}');
     const link = path.join(folder, 'old-name.json');
     fs.linkSync(file, link);
-    const owner = await openJsonFileStorage({ file });
+    const owner = await openJsonFileStorage({ file, journalMinBytes: 0 });
     await owner.create(pet('After the start'));
-    expect(fs.statSync(file).ino).not.toBe(fs.statSync(link).ino);
+    await until(() => fs.statSync(file).ino !== fs.statSync(link).ino, 'a whole write replaced the file');
     await refused(link);
     await owner.close();
   });

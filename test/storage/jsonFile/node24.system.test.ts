@@ -6,7 +6,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { DataFileLockedError } from '../../../storage/jsonFile/DataFileError.js';
+import { DataFileLockedError } from '../../../storage/durableFile/index.js';
 import { openJsonFileStorage } from '../../../storage/jsonFile/openJsonFileStorage.js';
 import { ensureNode24 } from '../../support/node24.js';
 import { REPO_ROOT, track, waitForOutput } from '../../support/nodeProcess.js';

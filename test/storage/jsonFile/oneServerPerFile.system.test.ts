@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crash, getJson, postPet, runServerToExit, startServer, tempDataFile } from '../../support/serverProcess.js';
+import { crash, getJson, postPet, readDataFile, runServerToExit, startServer, tempDataFile } from '../../support/serverProcess.js';
 import { tempFolder } from '../../support/tempFolder.js';
 import { bindMount } from './mount.js';
 
@@ -40,7 +40,7 @@ describe('one real server per data file', () => {
     expect(second.stderr).toContain(otherName);
     expect(second.stderr).toContain(`process ${owner.pid}`);
     const after = await postPet(owner.url, { name: 'Still owned', categoryId: 1 });
-    expect(JSON.parse(fs.readFileSync(file, 'utf8')).pets).toEqual([created.body, after.body]);
+    expect(readDataFile(file).pets).toEqual([created.body, after.body]);
   };
 
   it('Should refuse a second server that reaches the file through a bind mount', async () => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DataFileError, DataFileLockedError } from '../../../storage/jsonFile/DataFileError.js';
+import { DataFileError, DataFileLockedError } from '../../../storage/durableFile/index.js';
 import { openJsonFileStorage } from '../../../storage/jsonFile/openJsonFileStorage.js';
 import { tempFolder } from '../../support/tempFolder.js';
 

@@ -5,6 +5,7 @@ import { openJsonFileStorage } from '../../../storage/jsonFile/openJsonFileStora
 import { PetFileJson } from '../../../storage/jsonFile/PetFileData.js';
 import { tempDataFile } from '../../support/tempFolder.js';
 import { describeStorageContract } from '../contract.js';
+import { readDataFile } from './readDataFile.js';
 
 describeStorageContract('JSON-file storage', () => openJsonFileStorage({ file: tempDataFile() }));
 
@@ -13,10 +14,13 @@ describe('JSON-file storage on disk', () => {
     const file = tempDataFile();
     const storage = await openJsonFileStorage({ file });
     const first = await storage.create({ name: 'Rex', categoryId: 3, status: 'available' });
-    // Read while the storage is still open: resolution means "on disk", not "on close".
-    const onDisk = v.parse(PetFileJson, JSON.parse(fs.readFileSync(file, 'utf8')));
+    // Read while the storage is still open: resolution means "on disk" (the document and its journal), not "on close".
+    const onDisk = v.parse(PetFileJson, readDataFile(file));
     expect(onDisk).toEqual({ format: 2, nextId: 2, pets: [first], idempotencyKeys: [] });
     await storage.close();
+    // After a clean stop the document alone holds it all, and no journal is left beside it.
+    expect(v.parse(PetFileJson, JSON.parse(fs.readFileSync(file, 'utf8')))).toEqual(onDisk);
+    expect(fs.existsSync(`${file}.journal`)).toBe(false);
   });
 
   it('Should keep animals and continue ids without reuse after a reopen', async () => {
@@ -74,14 +78,11 @@ describe('JSON-file storage and Idempotency-Keys', () => {
     const storage = await openJsonFileStorage({ file });
     const created = await storage.createIdempotent(rex, key('order-1'));
     // On disk as soon as the create resolves, beside the animal.
-    expect(v.parse(PetFileJson, JSON.parse(fs.readFileSync(file, 'utf8')))).toEqual({
-      format: 2,
-      nextId: 2,
-      pets: [created.pet],
-      idempotencyKeys: [{ ...key('order-1'), petId: 1 }],
-    });
-    expect(fs.readFileSync(file, 'utf8')).toContain('"createdAt":"2026-11-21T12:00:00.000Z"');
+    const expected = { format: 2, nextId: 2, pets: [created.pet], idempotencyKeys: [{ ...key('order-1'), petId: 1 }] };
+    expect(v.parse(PetFileJson, readDataFile(file))).toEqual(expected);
     await storage.close();
+    expect(v.parse(PetFileJson, JSON.parse(fs.readFileSync(file, 'utf8')))).toEqual(expected);
+    expect(fs.readFileSync(file, 'utf8')).toContain('"createdAt":"2026-11-21T12:00:00.000Z"');
 
     const reopened = await openJsonFileStorage({ file });
     expect(await reopened.createIdempotent(rex, key('order-1', Date.parse('2026-11-21T13:00:00Z')))).toMatchObject({
@@ -102,24 +103,21 @@ describe('JSON-file storage and Idempotency-Keys', () => {
     expect(fs.readFileSync(file, 'utf8')).toBe(old);
     const created = await storage.create({ name: 'New', categoryId: 1, status: 'available' });
     expect(created.id).toBe(9);
-    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({
-      format: 2,
-      nextId: 10,
-      pets: [...JSON.parse(old).pets, created],
-      idempotencyKeys: [],
-    });
+    const expected = { format: 2, nextId: 10, pets: [...JSON.parse(old).pets, created], idempotencyKeys: [] };
+    expect(readDataFile(file)).toEqual(expected);
     await storage.close();
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual(expected);
   });
 
-  it('Should drop keys that have expired from the file at the next keyed write', async () => {
+  it('Should leave expired keys out of the file when it is next written whole, writing nothing for them', async () => {
     const file = tempDataFile();
     const storage = await openJsonFileStorage({ file });
     await storage.createIdempotent(rex, key('old', Date.parse('2026-11-01T00:00:00Z')));
     await storage.createIdempotent(rex, key('new', Date.parse('2026-11-21T12:00:00Z')));
+    await storage.close();
     const onDisk = v.parse(PetFileJson, JSON.parse(fs.readFileSync(file, 'utf8')));
     expect(onDisk.idempotencyKeys.map((stored) => stored.key)).toEqual(['new']);
     expect(onDisk.pets).toHaveLength(2);
-    await storage.close();
   });
 
   it('Should refuse a file whose key is not well formed, naming it', async () => {

@@ -64,7 +64,7 @@ const PUSH_DELAY_MILLISECONDS = 50;
 export const LIVE_PULL_WAIT_SECONDS = 25;
 
 /** Resolves after `milliseconds`, or at once when `signal` aborts. */
-const sleep = (milliseconds: number, signal: AbortSignal) =>
+const waitUnlessStopped = (milliseconds: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     if (signal.aborted) return resolve();
     const timer = setTimeout(done, milliseconds);
@@ -238,12 +238,12 @@ export const startReplicator = async (options: ReplicatorOptions): Promise<Repli
         const answer = await client.pull(checkpoint, 1, { wait: waitSeconds, signal: live.signal });
         if (answer.pets.length > 0) {
           await roundAfterNow();
-          if (!reachable) await sleep(intervalSeconds * 1000, live.signal);
+          if (!reachable) await waitUnlessStopped(intervalSeconds * 1000, live.signal);
         } else if (performance.now() - started < 500) {
-          await sleep(intervalSeconds * 1000, live.signal);
+          await waitUnlessStopped(intervalSeconds * 1000, live.signal);
         }
       } catch {
-        await sleep(intervalSeconds * 1000, live.signal);
+        await waitUnlessStopped(intervalSeconds * 1000, live.signal);
       }
     }
   };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startReplicator } from '../../../adapters/sync/createReplicator.js';
+import { startReplicator } from '../../../adapters/sync/startReplicator.js';
 import { createPetService } from '../../../core/createPetService.js';
 import { createSyncClient } from '../../../core/sync/createSyncClient.js';
 import { createMemoryStorage } from '../../../storage/createMemoryStorage.js';

@@ -6,9 +6,9 @@
  */
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import { AnimalStoreError } from '../../core/AnimalStoreError.js';
-import { type ErrorAnswer, errorAnswerOf } from '../../core/http/errorAnswer.js';
+import { type ErrorAnswer, errorAnswerOf } from '../../core/http/errorAnswerOf.js';
 
-export type { ErrorAnswer } from '../../core/http/errorAnswer.js';
+export type { ErrorAnswer } from '../../core/http/errorAnswerOf.js';
 
 /**
  * The Error answer for `error`, as an adapter sends it: `Content-Length` given, and

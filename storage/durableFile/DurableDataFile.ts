@@ -1,0 +1,71 @@
+/** @module A lowdb adapter for any data kept in one durable text file and its journal, given how to parse, serialise and replay it. */
+import type { Adapter } from 'lowdb';
+import type { DurableTextFile } from './DurableTextFile.js';
+
+/** How the data is written down: text to data and back, and a change to a line and back. */
+export interface DataFormat<T, C> {
+  /** The data in the file's text; throws when the text is not valid data. */
+  parse(text: string): T;
+  /** The file's bytes for the data, as buffers for one `writev`. */
+  serialize(data: T): Uint8Array[];
+  /** A change as one line of text (no line break), for the journal. */
+  encodeChange(change: C): string;
+  /**
+   * Applies the journal's changes, oldest first, to the data read from the file. Must skip
+   * what the data already holds: a crash between writing the file whole and emptying the
+   * journal leaves changes the file has. Throws when a change is not valid.
+   */
+  replay(data: T, changes: readonly string[]): void;
+}
+
+/** The journal is written into the file once it outgrows the file and this many bytes. */
+export const JOURNAL_MIN_BYTES = 16 * 1024 * 1024;
+
+/**
+ * lowdb's `Adapter` over a durable text file, as lowdb's own `DataFile` is over its text
+ * file: `read` parses the file and replays its journal, `write` serialises the whole data
+ * into the file (emptying the journal), and `append` adds one change to the journal; both
+ * resolve only once the bytes are durable. (lowdb's `JSONFile` writes through steno, which
+ * never fsyncs and gives every writer the same temp name.)
+ */
+export class DurableDataFile<T, C> implements Adapter<T> {
+  readonly #text: DurableTextFile;
+  readonly #format: DataFormat<T, C>;
+  readonly #journalMinBytes: number;
+
+  /** The data in `text`, written down by `format`; the journal is written into the file once it outgrows it and `journalMinBytes`. */
+  constructor(text: DurableTextFile, format: DataFormat<T, C>, journalMinBytes = JOURNAL_MIN_BYTES) {
+    this.#text = text;
+    this.#format = format;
+    this.#journalMinBytes = journalMinBytes;
+  }
+
+  /** The data, the journal's changes applied; throws when the file is not valid data (lowdb then keeps what it had). */
+  async read(): Promise<T | null> {
+    const data = this.#format.parse(await this.#text.read());
+    this.#format.replay(data, await this.#text.journal());
+    return data;
+  }
+
+  /** Replaces the file with this data and empties the journal; resolves once it is durable. */
+  async write(data: T): Promise<void> {
+    await this.#text.write(this.#format.serialize(data));
+  }
+
+  /** Appends one change (already made to the data) to the journal; resolves once it is durable. */
+  async append(change: C): Promise<void> {
+    await this.#text.append(this.#format.encodeChange(change));
+  }
+
+  /**
+   * The journal's state. `outgrown`: it outgrew the file (and `journalMinBytes`), so the
+   * data should be written whole: that write then costs at most about what the appends
+   * since the last one cost, and a start replays at most that much. `dirty`: an append
+   * failed and may have left its change in it, so the next write must be whole.
+   * `pending`: it holds changes the file does not.
+   */
+  get journal(): { outgrown: boolean; dirty: boolean; pending: boolean } {
+    const { file, journal, dirty } = this.#text.sizes;
+    return { outgrown: journal > Math.max(this.#journalMinBytes, file), dirty, pending: dirty || journal > 0 };
+  }
+}

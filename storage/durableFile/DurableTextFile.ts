@@ -1,0 +1,210 @@
+/** @module A text file this process owns and writes durably (replaced whole, or a change appended to its journal), noticing when someone else changed it. */
+import type { BigIntStats } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { DataFileError } from './DataFileError.js';
+import { FileChangedError } from './DurableWriteError.js';
+import type { FileSystem } from './FileSystem.js';
+import { type FileVersion, type Ownership, ownershipOf, sameVersion, versionOf } from './FileVersion.js';
+import { Journal, journalPath } from './Journal.js';
+import { lockDataFile } from './lockDataFile.js';
+import { probeDisk } from './probeDisk.js';
+import { replaceDurably } from './replaceDurably.js';
+import { systemErrorReason } from './systemErrorReason.js';
+import { type TakeOptions, takeDataFile } from './takeDataFile.js';
+import { removeStaleTempFiles } from './tempFiles.js';
+
+/**
+ * A file this process owns (holds the kernel's lock on, see `lockDataFile`), and its
+ * journal beside it (`Journal`, `<file>.journal`): together one file. A change is appended
+ * to the journal (`append`: one line, made durable, its own bytes only, whatever the file's
+ * size); now and then the file is replaced whole with everything in it (`write`:
+ * `replaceDurably`, a temp file of its own in the same folder, locked, given the file's
+ * owner and permissions, fsynced, renamed over the file, then the folder fsynced), and the
+ * journal emptied. Once either resolves the change survives a crash or power loss. The
+ * lock on the file covers the journal: only the file's owner opens it.
+ *
+ * A rename puts a new inode at the path, so the lock moves with it: the temp file is locked
+ * before its rename and kept open as the lock. The inode opened at start stays locked too
+ * while another name (a hard link made before the start) reaches it.
+ *
+ * The file is also a shared one: a person may edit it while the server runs. `changed`
+ * tells whether it is still as this process last read or wrote it (same inode, size, mtime
+ * and ctime); `write` checks that again just before its rename, and `append` before its
+ * line, and each throws a FileChangedError rather than go past someone's edit.
+ */
+export class DurableTextFile {
+  /** The file's path (its real path: a symlinked file is written through the link). */
+  readonly file: string;
+  /** The file's name in messages. */
+  readonly name: string;
+  readonly #fs: FileSystem;
+  readonly #journal: Journal;
+  /** The inode opened at start, locked while a hard link may still reach it. */
+  #opened: FileHandle | undefined;
+  /** The inode at the path as this process last read or wrote it, locked. */
+  #current: FileHandle;
+  #currentInode: { dev: bigint; ino: bigint };
+  /** The file as this process last read or wrote it. */
+  #version: FileVersion;
+  #ownership: Ownership;
+
+  private constructor(file: string, name: string, fs: FileSystem, handle: FileHandle, stats: BigIntStats, journal: Journal) {
+    this.file = file;
+    this.name = name;
+    this.#fs = fs;
+    this.#journal = journal;
+    this.#opened = handle;
+    this.#current = handle;
+    this.#currentInode = { dev: stats.dev, ino: stats.ino };
+    this.#version = versionOf(stats);
+    this.#ownership = ownershipOf(stats);
+  }
+
+  /**
+   * Takes the file at `file`, creating it (mode 0600, with the initial content, durably)
+   * when it is missing, and opens its journal (cutting off a line a crash tore). Throws a
+   * DataFileLockedError when another process (or another open in this one) owns it, and a
+   * DataFileError when it cannot be opened for writing.
+   */
+  static async take(file: string, options: TakeOptions): Promise<DurableTextFile> {
+    const { handle, stats } = await takeDataFile(file, options);
+    let journal: Journal;
+    try {
+      journal = await Journal.open(options.fs, file, options.name);
+    } catch (error) {
+      await handle.close().catch(() => {});
+      const { reason } = systemErrorReason(error);
+      throw new DataFileError(
+        options.name,
+        `The data file ${options.name} cannot be opened: its journal ${journalPath(file)} cannot be used: ${reason}.`,
+        {
+          cause: error,
+        },
+      );
+    }
+    return new DurableTextFile(file, options.name, options.fs, handle, stats, journal);
+  }
+
+  /**
+   * The file's text. Read through a new open of the path, so an edit saved by rename (a new
+   * inode) is what is read; that inode is then locked, or this throws a
+   * DataFileLockedError when another process took it first.
+   */
+  async read(): Promise<string> {
+    const handle = await this.#fs.open(this.file, 'r+');
+    let adopted = false;
+    try {
+      // Before reading: an edit made during the read then shows as a change later.
+      const stats = await handle.stat({ bigint: true });
+      if (stats.ino !== this.#currentInode.ino || stats.dev !== this.#currentInode.dev) {
+        await lockDataFile(handle, this.name);
+        await this.#adopt(handle, stats);
+        adopted = true;
+      }
+      const text = await handle.readFile('utf8');
+      this.#version = versionOf(stats);
+      this.#ownership = ownershipOf(stats);
+      return text;
+    } finally {
+      if (!adopted) await handle.close().catch(() => {});
+    }
+  }
+
+  /** Whether the file at the path is not the one this process last read or wrote (edited, replaced or removed). */
+  async changed(): Promise<boolean> {
+    try {
+      return !sameVersion(versionOf(await this.#fs.stat(this.file, { bigint: true })), this.#version);
+    } catch {
+      return true;
+    }
+  }
+
+  /** The changes in the journal, oldest first: what the file's text does not hold yet. */
+  journal(): Promise<string[]> {
+    return this.#journal.read();
+  }
+
+  /** The sizes of the file (as last read or written) and of its journal, in bytes, and whether the journal may hold a failed change. */
+  get sizes(): { file: number; journal: number; dirty: boolean } {
+    return { file: Number(this.#version.size), journal: this.#journal.size, dirty: this.#journal.dirty };
+  }
+
+  /**
+   * Appends one change (text without a line break) to the journal; resolves once it is
+   * durable. Throws a FileChangedError, having written nothing, when the file changed since
+   * this process last read or wrote it (the change may have been made on what it held
+   * before); a DurableWriteError when the disk fails.
+   */
+  async append(change: string): Promise<void> {
+    if (await this.changed()) throw new FileChangedError(`The data file ${this.name} was changed by someone else.`);
+    await this.#journal.append(change);
+  }
+
+  /**
+   * Replaces the file's content with these bytes, which hold every change in the journal,
+   * then empties the journal; resolves once the bytes are durable. Throws a
+   * FileChangedError, having written nothing, when the file changed since this process last
+   * read or wrote it; a DurableWriteError when the disk fails.
+   */
+  async write(chunks: readonly Uint8Array[]): Promise<void> {
+    await replaceDurably(
+      {
+        fs: this.#fs,
+        file: this.file,
+        name: this.name,
+        ownership: this.#ownership,
+        changed: () => this.changed(),
+        adopt: (handle, stats) => void this.#adopt(handle, stats),
+      },
+      chunks,
+    );
+    // The new file holds the journal's changes. Should emptying it fail, they are read
+    // again at the next open and found there already (a journal's reader skips those).
+    await this.#journal.clear().catch(() => {});
+  }
+
+  /**
+   * Whether a write could be made durable now, cheaply (see `probeDisk`): throws a
+   * DurableWriteError saying why not.
+   */
+  probe(): Promise<void> {
+    // Room for the file written whole with its journal's changes, beside the file as it is.
+    return probeDisk(this.#fs, this.file, this.name, Number(this.#version.size) + this.#journal.size);
+  }
+
+  /**
+   * Makes `handle` (of a new inode at the path, locked) the current lock at once, then lets
+   * go of inodes no name reaches; never rejects.
+   */
+  async #adopt(handle: FileHandle, stats: BigIntStats): Promise<void> {
+    const previous = this.#current;
+    this.#current = handle;
+    this.#currentInode = { dev: stats.dev, ino: stats.ino };
+    this.#version = versionOf(stats);
+    this.#ownership = ownershipOf(stats);
+    if (previous !== this.#opened) await previous.close().catch(() => {});
+    if (this.#opened && this.#opened !== handle) {
+      const links = await this.#opened.stat().then(
+        ({ nlink }) => nlink,
+        () => 0,
+      );
+      if (links === 0) {
+        await this.#opened.close().catch(() => {});
+        this.#opened = undefined;
+      }
+    }
+  }
+
+  /** Removes temp files that a crashed writer left behind; only while this process owns the file. */
+  removeStaleTempFiles(): Promise<string[]> {
+    return removeStaleTempFiles(this.#fs, this.file);
+  }
+
+  /** Closes the file and its journal (removed when empty), which releases its locks: another process may take it at once. */
+  async release(): Promise<void> {
+    await this.#journal.close();
+    const handles = new Set([this.#current, this.#opened]);
+    this.#opened = undefined;
+    for (const handle of handles) await handle?.close().catch(() => {});
+  }
+}

@@ -1,0 +1,186 @@
+/** @module The journal beside a durable file: each change one checksummed line, appended durably; a torn last line is known and dropped. */
+import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { DurableWriteError } from './DurableWriteError.js';
+import type { FileSystem } from './FileSystem.js';
+import { syncFolder } from './syncFolder.js';
+import { NEW_FILE_MODE } from './tempFiles.js';
+
+/** The journal's path: beside the file, named after it. */
+export const journalPath = (file: string): string => `${file}.journal`;
+
+/** The first 16 hex digits of the text's SHA-256: enough to tell a whole line from a torn or damaged one. */
+const checksumOf = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 16);
+
+/** One line: the checksum, a space, the change (text without a line break), a line break. */
+const lineOf = (change: string): string => `${checksumOf(change)} ${change}\n`;
+
+/** The changes of the whole lines that check, from the first on, and how many bytes they take; the rest is a torn tail. */
+export const parseJournal = (bytes: Buffer): { changes: string[]; validBytes: number } => {
+  const changes: string[] = [];
+  let at = 0;
+  for (let end = bytes.indexOf(10, at); end !== -1; end = bytes.indexOf(10, at)) {
+    const line = bytes.toString('utf8', at, end);
+    const change = line.slice(17);
+    if (line[16] !== ' ' || checksumOf(change) !== line.slice(0, 16)) break;
+    changes.push(change);
+    at = end + 1;
+  }
+  return { changes, validBytes: at };
+};
+
+/** Reads a journal without taking anything: its whole lines, or none when it is missing (for a copy of a file in use). */
+export const readJournal = async (fs: FileSystem, file: string): Promise<string[]> => {
+  try {
+    return parseJournal(await fs.readFile(journalPath(file))).changes;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+};
+
+/**
+ * The changes made to a file since it was last written whole, one line each
+ * (`<checksum> <change>\n`), each appended and made durable before `append` resolves, so a
+ * change costs its own bytes, not the file's. Only the owner of the file's lock opens it.
+ * A line a crash tore is known by its checksum and cut off when the journal is opened; a
+ * change that failed to append leaves the journal `dirty` (it may hold that change), and
+ * the owner then writes the file whole and `clear`s it.
+ */
+export class Journal {
+  readonly #fs: FileSystem;
+  readonly #file: string;
+  readonly #name: string;
+  /** Open once the journal exists; writes to it are durable on return where the system has O_DSYNC. */
+  #handle: FileHandle | undefined;
+  #dsync = false;
+  #size = 0;
+  #dirty = false;
+
+  private constructor(fs: FileSystem, file: string, name: string) {
+    this.#fs = fs;
+    this.#file = file;
+    this.#name = name;
+  }
+
+  /**
+   * Opens the journal of `file` (whose lock this process holds), when there is one, and cuts
+   * off a torn last line, durably, before anyone reads it.
+   */
+  static async open(fs: FileSystem, file: string, name: string): Promise<Journal> {
+    const journal = new Journal(fs, file, name);
+    let bytes: Buffer;
+    try {
+      bytes = await fs.readFile(journalPath(file));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return journal;
+      throw error;
+    }
+    await journal.#openHandle(false);
+    const { validBytes } = parseJournal(bytes);
+    if (validBytes < bytes.byteLength) {
+      await journal.#handle!.truncate(validBytes);
+      await journal.#handle!.datasync();
+    }
+    journal.#size = validBytes;
+    return journal;
+  }
+
+  /** The journal's size in bytes (its whole lines). */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Whether an append failed in a way that may have left its change in the journal. */
+  get dirty(): boolean {
+    return this.#dirty;
+  }
+
+  /** The changes in the journal, oldest first. */
+  async read(): Promise<string[]> {
+    if (!this.#handle) return [];
+    const bytes = Buffer.alloc(this.#size);
+    const { bytesRead } = await this.#handle.read(bytes, 0, this.#size, 0);
+    return parseJournal(bytes.subarray(0, bytesRead)).changes;
+  }
+
+  /**
+   * Appends one change (text without a line break) and resolves once it is durable. Throws a
+   * DurableWriteError when the disk fails; its `replaced` says whether the change may be in
+   * the journal anyway (the journal is then `dirty`).
+   */
+  async append(change: string): Promise<void> {
+    const bytes = Buffer.from(lineOf(change));
+    let step = 'create the journal';
+    let touched = false;
+    try {
+      if (!this.#handle) await this.#openHandle(true);
+      step = 'append to the journal';
+      touched = true;
+      // A short write (a disk filling up) is followed by another, which says why it cannot go on.
+      for (let done = 0; done < bytes.byteLength; ) {
+        const { bytesWritten } = await this.#handle!.write(bytes, done, bytes.byteLength - done, this.#size + done);
+        if (bytesWritten === 0) throw new Error(`wrote ${done} of ${bytes.byteLength} bytes`);
+        done += bytesWritten;
+      }
+      step = 'fdatasync the journal';
+      if (!this.#dsync) await this.#handle!.datasync();
+    } catch (error) {
+      // Cut back what may have landed; if that fails too, the journal may hold the change.
+      const cut =
+        !touched ||
+        (await this.#handle!.truncate(this.#size)
+          .then(() => this.#handle!.datasync())
+          .then(
+            () => true,
+            () => false,
+          ));
+      if (!cut) this.#dirty = true;
+      throw new DurableWriteError(this.#name, step, !cut, error);
+    }
+    this.#size += bytes.byteLength;
+  }
+
+  /** Empties the journal durably: the file was written whole with every change in it. */
+  async clear(): Promise<void> {
+    if (!this.#handle || (this.#size === 0 && !this.#dirty)) return;
+    await this.#handle.truncate(0);
+    await this.#handle.datasync();
+    this.#size = 0;
+    this.#dirty = false;
+  }
+
+  /** Closes the journal, removing it when empty, so a stopped file is its document alone. */
+  async close(): Promise<void> {
+    const handle = this.#handle;
+    this.#handle = undefined;
+    if (!handle) return;
+    if (this.#size === 0 && !this.#dirty) {
+      await this.#fs.unlink(journalPath(this.#file)).catch(() => {});
+      await syncFolder(this.#fs, path.dirname(this.#file)).catch(() => {});
+    }
+    await handle.close().catch(() => {});
+  }
+
+  /** Opens (or, with `create`, creates durably: its name fsynced into the folder) the journal's file. */
+  async #openHandle(create: boolean): Promise<void> {
+    const { O_RDWR, O_CREAT, O_DSYNC } = constants;
+    const flags = O_DSYNC === undefined ? O_RDWR : O_RDWR | O_DSYNC;
+    this.#dsync = O_DSYNC !== undefined;
+    if (!create) {
+      this.#handle = await this.#fs.open(journalPath(this.#file), flags);
+      return;
+    }
+    const handle = await this.#fs.open(journalPath(this.#file), flags | O_CREAT, NEW_FILE_MODE);
+    try {
+      await handle.sync();
+      await syncFolder(this.#fs, path.dirname(this.#file));
+    } catch (error) {
+      await handle.close().catch(() => {});
+      throw error;
+    }
+    this.#handle = handle;
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * @module The durable file, the one way into this folder: a text file this process owns and
+ * writes durably, with a journal of changes beside it (`DurableTextFile`), wrapped as lowdb
+ * wraps its `TextFile` in a `DataFile` (`DurableDataFile`, given a `DataFormat`) for lowdb's
+ * `Low`; plus the watch for edits, the health of the disk under it, and the errors it
+ * fails with. It knows nothing of what the data is.
+ */
+export { DataFileError, DataFileLockedError, type DataFileOwner } from './DataFileError.js';
+export { type DataFormat, DurableDataFile, JOURNAL_MIN_BYTES } from './DurableDataFile.js';
+export { DurableTextFile } from './DurableTextFile.js';
+export { DurableWriteError, FileChangedError } from './DurableWriteError.js';
+export { type FileSystem, nodeFileSystem } from './FileSystem.js';
+export { findDanglingLink } from './findDanglingLink.js';
+export { folderFailureReason } from './folderFailureReason.js';
+export { journalPath, readJournal } from './Journal.js';
+export { createFolderDurably } from './syncFolder.js';
+export { systemErrorReason } from './systemErrorReason.js';
+export { WriteHealth } from './WriteHealth.js';
+export { watchDataFile } from './watchDataFile.js';
