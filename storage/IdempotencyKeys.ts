@@ -1,5 +1,6 @@
 /** @module The Idempotency-Keys a storage keeps in memory: a queue in arrival order, found by scope and key. */
 import type { IdempotencyKey, StoredIdempotencyKey } from '../core/PetStorage.js';
+import { DIGEST_BYTES, packDigest, unpackDigest } from './packedDigest.js';
 
 /** The first capacity of the columns; they double as keys arrive. */
 const INITIAL_CAPACITY = 1024;
@@ -47,7 +48,10 @@ export class IdempotencyKeys {
   #createdAt = new Float64Array(INITIAL_CAPACITY);
   #expiresAt = new Float64Array(INITIAL_CAPACITY);
   #key = stringColumn(INITIAL_CAPACITY);
-  #fingerprint = stringColumn(INITIAL_CAPACITY);
+  /** Each key's payload digest, packed (see packedDigest); those that do not pack are in `#oddFingerprints`. */
+  #digests = new Uint8Array(INITIAL_CAPACITY * DIGEST_BYTES);
+  /** By sequence number, the fingerprints that are not the service's 32-character digests (files edited by hand, tests). */
+  readonly #oddFingerprints = new Map<number, string>();
   #first = 0;
   #end = 0;
 
@@ -93,7 +97,9 @@ export class IdempotencyKeys {
     const slot = sequence & this.#mask;
     this.#scopeOf[slot] = scope;
     this.#key[slot] = flattened(stored.key);
-    this.#fingerprint[slot] = flattened(stored.fingerprint);
+    if (!packDigest(stored.fingerprint, this.#digests, slot * DIGEST_BYTES)) {
+      this.#oddFingerprints.set(sequence, flattened(stored.fingerprint));
+    }
     this.#petId[slot] = stored.petId;
     this.#createdAt[slot] = stored.createdAt;
     this.#expiresAt[slot] = stored.expiresAt;
@@ -106,7 +112,9 @@ export class IdempotencyKeys {
     return {
       scope: this.#scopes[this.#scopeOf[slot]!]!,
       key: this.#key[slot]!,
-      fingerprint: this.#fingerprint[slot]!,
+      fingerprint:
+        (this.#oddFingerprints.size === 0 ? undefined : this.#oddFingerprints.get(sequence)) ??
+        unpackDigest(this.#digests, slot * DIGEST_BYTES),
       petId: this.#petId[slot]!,
       createdAt: this.#createdAt[slot]!,
       expiresAt: this.#expiresAt[slot]!,
@@ -143,7 +151,7 @@ export class IdempotencyKeys {
     const key = this.#key[slot]!;
     if (lookup.get(key) === sequence) lookup.delete(key);
     this.#key[slot] = undefined;
-    this.#fingerprint[slot] = undefined;
+    this.#oddFingerprints.delete(sequence);
   }
 
   /** Doubles the columns, moving each key to its slot under the new mask. */
@@ -155,7 +163,7 @@ export class IdempotencyKeys {
     const createdAt = new Float64Array(capacity);
     const expiresAt = new Float64Array(capacity);
     const key = stringColumn(capacity);
-    const fingerprint = stringColumn(capacity);
+    const digests = new Uint8Array(capacity * DIGEST_BYTES);
     for (let sequence = this.#first; sequence < this.#end; sequence++) {
       const from = sequence & this.#mask;
       const to = sequence & mask;
@@ -164,7 +172,7 @@ export class IdempotencyKeys {
       createdAt[to] = this.#createdAt[from]!;
       expiresAt[to] = this.#expiresAt[from]!;
       key[to] = this.#key[from];
-      fingerprint[to] = this.#fingerprint[from];
+      digests.set(this.#digests.subarray(from * DIGEST_BYTES, (from + 1) * DIGEST_BYTES), to * DIGEST_BYTES);
     }
     this.#mask = mask;
     this.#scopeOf = scopeOf;
@@ -172,6 +180,6 @@ export class IdempotencyKeys {
     this.#createdAt = createdAt;
     this.#expiresAt = expiresAt;
     this.#key = key;
-    this.#fingerprint = fingerprint;
+    this.#digests = digests;
   }
 }

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { StoredIdempotencyKey } from '../../core/PetStorage.js';
 import { IdempotencyKeys } from '../../storage/IdempotencyKeys.js';
@@ -71,5 +72,26 @@ describe('IdempotencyKeys', () => {
     expect(keys.size).toBe(5_000 - swept);
     for (const at of [swept, 2_500, 4_999]) expect(keys.find({ ...stored(`k${at}`, 0), createdAt: at })?.petId).toBe(at + 1);
     expect([...keys.values()].map(({ petId }) => petId)).toEqual(Array.from({ length: 5_000 - swept }, (_, at) => swept + at + 1));
+  });
+
+  it("Should give back every fingerprint as kept, the service's digests (packed) and any other text, through growth, sweeps and failed writes", () => {
+    const digest = fc.uint8Array({ minLength: 24, maxLength: 24 }).map((bytes) => Buffer.from(bytes).toString('base64url'));
+    const other = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ minLength: 32, maxLength: 32 }), fc.constant(`${'A'.repeat(31)}=`));
+    fc.assert(
+      fc.property(fc.array(fc.oneof(digest, other), { minLength: 1, maxLength: 3_000 }), fc.nat(3_000), (fingerprints, cut) => {
+        const keys = new IdempotencyKeys();
+        const kept: StoredIdempotencyKey[] = [];
+        for (const [at, fingerprint] of fingerprints.entries()) {
+          const key = { ...stored(`k${at}`, at + 1, at), fingerprint };
+          keys.add(key);
+          kept.push(key);
+          if (at % 7 === 0) keys.sweep(at - 700 + DAY, 3);
+        }
+        const mark = Math.max(keys.first, Math.min(cut, keys.end));
+        keys.truncate(mark);
+        expect([...keys.values()]).toEqual(kept.slice(keys.first, mark));
+      }),
+      { numRuns: 30 },
+    );
   });
 });
