@@ -32,7 +32,7 @@ const flattened = (text: string): string => {
  * number at a time), new ones join at the back.
  *
  * Each key has a sequence number (0, 1, 2, … in arrival order, never reused) and is kept in
- * columns (typed arrays for numbers, a scope number instead of the scope's 64 characters),
+ * columns (typed arrays for numbers and payload digests, a scope number instead of the scope's 64 characters),
  * not as an object: a key then costs about what an animal does (see docs/bounds.md), where
  * an object per key cost four times that. A key that replaces an expired one with the same
  * scope and key leaves the old one in the queue, unreachable, until the sweep reaches it.
