@@ -69,14 +69,42 @@ export const keyFromFile = ({ scope, key, fingerprint, petId, createdAt, expires
   expiresAt: timeFromFile(expiresAt),
 });
 
+/** The last second `timeToFile` wrote, as `toISOString` writes it up to its milliseconds: one for creation times, one for expiries. */
+const writtenSeconds = [
+  { second: Number.NaN, prefix: '' },
+  { second: Number.NaN, prefix: '' },
+];
+
+/** Three digits of milliseconds. */
+const MILLISECONDS = Array.from({ length: 1000 }, (_, ms) => `${String(ms).padStart(3, '0')}Z`);
+
+/**
+ * A time as the file writes it, exactly `new Date(time).toISOString()`. Keys arrive in time
+ * order, so most share their second with the one before: its text is kept and only the
+ * milliseconds are added (`toISOString` took about a microsecond, twice a key, at each
+ * journal line and each whole write of 100,000 keys). `slot` keeps creation times and
+ * expiries apart.
+ */
+export const timeToFile = (time: number, slot: 0 | 1 = 0): string => {
+  // Fractions and times beyond a Date's range (which throw) are toISOString's own.
+  if (!Number.isInteger(time) || Math.abs(time) > 8.64e15) return new Date(time).toISOString();
+  const second = Math.floor(time / 1000);
+  const written = writtenSeconds[slot]!;
+  if (written.second !== second) {
+    written.second = second;
+    written.prefix = new Date(second * 1000).toISOString().slice(0, -4);
+  }
+  return written.prefix + MILLISECONDS[time - second * 1000]!;
+};
+
 /** A key as the file writes it, from the storage's. */
 export const keyToFile = ({ scope, key, fingerprint, petId, createdAt, expiresAt }: StoredIdempotencyKey): IdempotencyKeyInFile => ({
   scope,
   key,
   fingerprint,
   petId,
-  createdAt: new Date(createdAt).toISOString(),
-  expiresAt: new Date(expiresAt).toISOString(),
+  createdAt: timeToFile(createdAt, 0),
+  expiresAt: timeToFile(expiresAt, 1),
 });
 
 /** A problem with a file, where it is (`pets[3].id`) and what is wrong there. */

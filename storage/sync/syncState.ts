@@ -207,7 +207,8 @@ export const findUnpushed = (kiosk: KioskState, index: PetIndex, limit: number):
   let through = kiosk.pushedThrough;
   for (let position = index.startAfter(kiosk.pushedThrough); position < all.length && pets.length < limit; position++) {
     const pet = all[position]!;
-    if (inBlocks(kiosk.blocks, pet.id)) pets.push(pet);
+    // Frozen as the index hands animals out: those read at a start are not frozen yet.
+    if (inBlocks(kiosk.blocks, pet.id)) pets.push(Object.freeze(pet));
     through = pet.id;
   }
   return { pets, through };

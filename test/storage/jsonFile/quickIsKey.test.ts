@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { IdempotencyKeyInFile, keyToFile, timeFromFile } from '../../../storage/jsonFile/PetFileData.js';
+import { IdempotencyKeyInFile, keyToFile, timeFromFile, timeToFile } from '../../../storage/jsonFile/PetFileData.js';
 import { quickIsKey } from '../../../storage/jsonFile/quickIsKey.js';
 
 const written = keyToFile({
@@ -48,6 +48,23 @@ describe('the quick check of stored Idempotency-Keys', () => {
         expect(timeFromFile(text)).toBe(Date.parse(text));
       }),
       { numRuns: 2_000 },
+    );
+  });
+
+  it('Should write every time as toISOString does, one after another in a second or not', () => {
+    const time = fc.oneof(
+      fc.integer({ min: -8_640_000_000_000_000, max: 8_640_000_000_000_000 }),
+      fc.integer({ min: 1_764_000_000_000, max: 1_764_000_003_000 }),
+    );
+    fc.assert(
+      fc.property(fc.array(time, { minLength: 1, maxLength: 20 }), (times) => {
+        for (const at of times) {
+          expect(timeToFile(at, 0)).toBe(new Date(at).toISOString());
+          expect(timeToFile(at + 1, 1)).toBe(new Date(at + 1).toISOString());
+        }
+        expect(() => timeToFile(8_640_000_000_000_001)).toThrow(RangeError);
+      }),
+      { numRuns: 500 },
     );
   });
 });
