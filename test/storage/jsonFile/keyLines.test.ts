@@ -1,8 +1,10 @@
+import fc from 'fast-check';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import type { IdempotencyKey } from '../../../core/PetStorage.js';
+import { keyLine } from '../../../storage/jsonFile/KeyLines.js';
 import { appendEntries, type PetFileContent, toPetFileContent } from '../../../storage/jsonFile/PetFileContent.js';
-import { PetFileJson } from '../../../storage/jsonFile/PetFileData.js';
+import { keyToFile, PetFileJson } from '../../../storage/jsonFile/PetFileData.js';
 import { PetFileSerializer } from '../../../storage/jsonFile/PetFileSerializer.js';
 
 const DAY = 86_400_000;
@@ -107,5 +109,22 @@ describe('The data file encodes its Idempotency-Keys ahead of a whole write', ()
       if (write === 300) content.idempotencyKeys.sweep(START + at + DAY, 1_000_000);
       expect(text(serializer, content)).toBe(text(new PetFileSerializer(), content));
     }
+  });
+
+  it('Should write each key as JSON.stringify writes it, whatever its text', () => {
+    const stored = fc.record({
+      scope: fc.string(),
+      key: fc.string(),
+      fingerprint: fc.string(),
+      petId: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+      createdAt: fc.integer({ min: 0, max: 4_000_000_000_000 }),
+      expiresAt: fc.integer({ min: 0, max: 4_000_000_000_000 }),
+    });
+    fc.assert(
+      fc.property(stored, (key) => {
+        expect(keyLine(key)).toBe(`,\n${JSON.stringify(keyToFile(key))}`);
+      }),
+      { numRuns: 1_000 },
+    );
   });
 });
