@@ -1,5 +1,6 @@
 /** @module A lowdb adapter for any data kept in one durable text file and its journal, given how to parse, serialise and replay it. */
-import type { Adapter } from 'lowdb';
+// lowdb is ESM only: its types are read as an import's, from the CommonJS declarations too.
+import type { Adapter } from 'lowdb' with { 'resolution-mode': 'import' };
 import type { DurableTextFile } from './DurableTextFile.js';
 
 /** How the data is written down: text to data and back, and a change to a line and back. */
