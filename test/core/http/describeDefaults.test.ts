@@ -45,7 +45,10 @@ describe('the OpenAPI document, as code generators read it', () => {
     const types = astToString(await openapiTS(await documentOf()));
     const block = (name: string) => types.slice(types.indexOf(`        ${name}: {`)).split('\n        };')[0];
     expect(block('NewPet')).toMatch(/\n\s+status\?: "available" \| "pending" \| "sold";/);
-    expect(block('Pet')).toMatch(/\n\s+status: "available" \| "pending" \| "sold";/);
+    // An animal names its status by reference, as the document's PetStatus component.
+    expect(block('Pet')).toMatch(/\n\s+status: components\["schemas"\]\["PetStatus"\];/);
+    expect(block('PetStatus')).toBeDefined();
+    expect(types).toMatch(/\n\s+PetStatus: "available" \| "pending" \| "sold";/);
   });
 
   it("keeps a required field's default and appends to an existing description", () => {
