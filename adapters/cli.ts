@@ -22,6 +22,7 @@ import { type InitWorkerSettings, initWorker } from './cli/initWorkerCommand.js'
 import { openStorage } from './cli/openStorage.js';
 import { parseCommandLine } from './cli/parseCommandLine.js';
 import { readCursorSecret } from './cli/readCursorSecret.js';
+import { reloadOnHangup } from './cli/reloadOnHangup.js';
 import type { ServeSettings } from './cli/serveCommand.js';
 import { startFailure } from './cli/startFailure.js';
 import { stopPretenuring } from './cli/stopPretenuring.js';
@@ -77,8 +78,8 @@ const start = async (settings: ServeSettings, { log, writers }: ServeOutput) => 
   let replicator: Awaited<ReturnType<typeof startReplicator>> | undefined;
   try {
     if (settings.sync) {
-      const { hub, key, intervalSeconds } = settings.sync;
-      replicator = await startReplicator({ storage, hub, key, intervalSeconds, log: { info: log.info, warn: log.warn } });
+      const { hub, key, intervalSeconds, waitSeconds } = settings.sync;
+      replicator = await startReplicator({ storage, hub, key, intervalSeconds, waitSeconds, log: { info: log.info, warn: log.warn } });
       metrics?.watchSync(replicator.status);
     }
     const keyFile =
@@ -156,10 +157,12 @@ const createServeOutput = (settings: ServeSettings): ServeOutput => {
   return { log, writers };
 };
 
-/** `animal-store serve`: serves until SIGTERM or SIGINT, then exits 0; exits 1 when it cannot start. */
+/** `animal-store serve`: serves until SIGTERM or SIGINT (SIGHUP does not stop it), then exits 0; exits 1 when it cannot start. */
 const run = async (settings: ServeSettings) => {
   const output = createServeOutput(settings);
   const { log } = output;
+  // Operators send SIGHUP to reload; it must never end the server, not even while it starts.
+  const reloadOnHangupWith = reloadOnHangup(log);
   let server: Awaited<ReturnType<typeof start>>;
   try {
     server = await start(settings, output);
@@ -191,8 +194,7 @@ const run = async (settings: ServeSettings) => {
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
   const reloadKeys = createKeyReload(settings, server.service.keys, log);
-  // SIGHUP reads the keys files again (and never stops the server, as it would by default).
-  process.on('SIGHUP', () => reloadKeys('SIGHUP'));
+  reloadOnHangupWith(() => reloadKeys('SIGHUP'));
   if (settings.keyFiles.length > 0) watchKeyFiles(settings.keyFiles, () => reloadKeys('a keys file changed'));
   // Started by npm (npx, npm exec, npm start): stopping npm stops the server, even where the
   // signal never reaches it (npx runs the bin through a shell that does not pass it on).

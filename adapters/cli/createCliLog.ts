@@ -94,8 +94,8 @@ export const createCliLog = ({ format, quiet, out, err, now = Date.now }: CliLog
                 path,
                 status,
                 operation: operation ?? null,
-                // The calling key's name, once authenticated; absent before (never the key).
-                ...(key === undefined ? {} : { key }),
+                // The calling key's name once authenticated, null before (never the key).
+                key: key ?? null,
                 durationMs: Math.round(milliseconds * 1000) / 1000,
               }),
             ),

@@ -112,6 +112,7 @@ interface ServeFlags {
   syncWith?: string;
   syncKey?: string;
   syncInterval: number;
+  syncWait: number;
 }
 
 /** One flag per `serve()` limit, named after its option, with the same default. */
@@ -143,11 +144,12 @@ Environment:
   ANIMAL_STORE_SYNC_WITH        as --sync-with
   ANIMAL_STORE_SYNC_KEY         as --sync-key
   ANIMAL_STORE_SYNC_INTERVAL    as --sync-interval
+  ANIMAL_STORE_SYNC_WAIT        as --sync-wait
 
 With no key given, the server makes one for the run: it is printed on stderr and, with a
 data file, written (mode 0600) to api-key beside it, e.g. data/api-key.
 
-Exit codes: 0 after a clean stop (SIGTERM, SIGINT), 1 when it cannot start, 2 for a
+Exit codes: 0 after a clean stop (SIGTERM, SIGINT; SIGHUP never stops it), 1 when it cannot start, 2 for a
 command-line mistake.
 
 Examples:
@@ -196,7 +198,10 @@ export const addServeCommand = (program: Command): Command => {
       ),
     )
     .addOption(new Option('--schema <NAME>', "the database's PostgreSQL schema (default animal_store)").argParser(parseSchema))
-    .option('--seed <FILE>', 'start with these animals (an array of animals or new animals, or a data file): memory or a new data file');
+    .option(
+      '--seed <FILE>',
+      'start with these animals (an array of animals or new animals, or a data file): memory or a new data file, never with --sync-with',
+    );
 
   serve.optionsGroup('Listening:');
   serve
@@ -277,7 +282,7 @@ export const addServeCommand = (program: Command): Command => {
 
   serve.optionsGroup('End-to-end tests:');
   serve
-    .option('--test-mode', 'memory only: adds POST /_test/reset, POST and DELETE /_test/faults (key-protected)')
+    .option('--test-mode', 'memory only, never with --sync-with: adds POST /_test/reset, POST and DELETE /_test/faults (key-protected)')
     .addOption(new Option('--delay <MS>', 'with --test-mode: every answer waits MS milliseconds').argParser(wholeNumber(0)));
 
   serve.optionsGroup('Other:');
@@ -317,9 +322,9 @@ const readStorage = (command: Command, flags: ServeFlags, file: string | undefin
   if (file !== undefined && flags.data !== undefined) throw new UsageError('give the data file once: as FILE or as --data FILE');
   // A mistyped command must not become a new data file of that name.
   if (file !== undefined && !/\.json$/i.test(file) && !existsSync(file)) {
-    const meant = closestCommand(file, ['serve', 'copy']);
+    const meant = closestCommand(file, ['serve', 'copy', 'init-worker']);
     throw new UsageError(
-      `unknown command ${JSON.stringify(file.slice(0, 40))}; ${meant === undefined ? '' : `did you mean ${meant}? `}the commands are serve and copy (a data file given as FILE ends in .json)`,
+      `unknown command ${JSON.stringify(file.slice(0, 40))}; ${meant === undefined ? '' : `did you mean ${meant}? `}the commands are serve, copy and init-worker (a data file given as FILE ends in .json)`,
     );
   }
   const dataFile = file ?? flags.data;
@@ -354,6 +359,27 @@ const readStorage = (command: Command, flags: ServeFlags, file: string | undefin
 };
 
 /**
+ * Refuses `--test-mode` and `--seed` beside `--sync-with` (or ANIMAL_STORE_SYNC_WITH), before
+ * anything is opened or written: test animals, and ids a reset gives again, must never reach
+ * a real hub, and seeded animals are made without sync, so their ids could collide with the
+ * hub's.
+ */
+const refuseWithSync = (command: Command, flags: ServeFlags): void => {
+  if (flags.syncWith === undefined) return;
+  const sync = command.getOptionValueSource('syncWith') === 'env' ? 'ANIMAL_STORE_SYNC_WITH' : '--sync-with';
+  if (flags.testMode) {
+    throw new UsageError(
+      `--test-mode and ${sync} exclude each other: test animals, and the ids POST /_test/reset gives again, must never reach a real hub. Run a test server without sync, or a kiosk without --test-mode`,
+    );
+  }
+  if (flags.seed !== undefined) {
+    throw new UsageError(
+      `--seed and ${sync} exclude each other: a kiosk's animals come from its hub, and seeded ones, made without sync, could collide with the hub's ids. Seed the hub instead (start it with --seed on a new data file, or animal-store copy --from FILE --to HUB-STORAGE), and start the kiosk without --seed`,
+    );
+  }
+};
+
+/**
  * Reads the settings of a parsed `serve` command and checks what commander cannot: choices
  * that exclude each other, secrets (whose messages never repeat them) and values that
  * depend on one another. Throws a UsageError.
@@ -383,6 +409,7 @@ export const readServeSettings = (command: Command, file: string | undefined, en
   if (flags.delay !== undefined && !flags.testMode) {
     throw new UsageError('--delay slows every answer down, for end-to-end tests: it needs --test-mode');
   }
+  refuseWithSync(command, flags);
   const secretSource = command.getOptionValueSource('cursorSecret') === 'env' ? 'ANIMAL_STORE_CURSOR_SECRET' : '--cursor-secret';
   if (flags.cursorSecret !== undefined && flags.cursorSecret.length < 16) {
     throw new UsageError(`${secretSource} must be at least 16 characters`);

@@ -1,5 +1,6 @@
 /** @module `serve`'s sync flags: `--sync-with URL --sync-key KEY [--sync-interval SECONDS]`, and the settings they make. */
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { LIVE_PULL_WAIT_SECONDS } from '../sync/startReplicator.js';
 import { UsageError } from './UsageError.js';
 
 /** How a kiosk syncs with its hub, from the command line. */
@@ -10,6 +11,8 @@ export interface SyncSettings {
   key: string;
   /** Seconds between rounds of sync. */
   intervalSeconds: number;
+  /** Seconds each live pull may wait at the hub; 0 for no live pulls. */
+  waitSeconds: number;
 }
 
 /** The default of `--sync-interval`: a few seconds, so a create reaches the hub soon and an idle kiosk costs nothing. */
@@ -22,6 +25,12 @@ const parseInterval = (text: string): number => {
     throw new InvalidArgumentError('It must be a number of seconds from 0.05 to 86400.');
   }
   return value;
+};
+
+/** `--sync-wait SECONDS`: a whole number from 0 to 60. */
+const parseWait = (text: string): number => {
+  if (!/^[0-9]{1,2}$/.test(text) || Number(text) > 60) throw new InvalidArgumentError('It must be a whole number of seconds from 0 to 60.');
+  return Number(text);
 };
 
 /** Adds the sync flags to `serve`. */
@@ -40,20 +49,30 @@ export const addSyncOptions = (serve: Command): void => {
         .env('ANIMAL_STORE_SYNC_INTERVAL')
         .argParser(parseInterval)
         .default(DEFAULT_SYNC_INTERVAL_SECONDS),
+    )
+    .addOption(
+      new Option(
+        '--sync-wait <SECONDS>',
+        "seconds a live pull waits at the hub for the next animal (0 to 60; 0: no live pulls, only rounds); below a proxy's idle timeout",
+      )
+        .env('ANIMAL_STORE_SYNC_WAIT')
+        .argParser(parseWait)
+        .default(LIVE_PULL_WAIT_SECONDS),
     );
 };
 
 /** The sync settings, or `undefined` without `--sync-with`; throws a UsageError for a half-given or malformed pair. */
 export const readSyncSettings = (
-  flags: { syncWith?: string; syncKey?: string; syncInterval: number },
+  flags: { syncWith?: string; syncKey?: string; syncInterval: number; syncWait: number },
   command: Command,
   keyFormat: RegExp,
 ): SyncSettings | undefined => {
-  const { syncWith, syncKey, syncInterval } = flags;
+  const { syncWith, syncKey, syncInterval, syncWait } = flags;
   if (syncWith === undefined) {
     if (syncKey !== undefined && command.getOptionValueSource('syncKey') === 'cli')
       throw new UsageError('--sync-key needs --sync-with URL');
     if (command.getOptionValueSource('syncInterval') === 'cli') throw new UsageError('--sync-interval needs --sync-with URL');
+    if (command.getOptionValueSource('syncWait') === 'cli') throw new UsageError('--sync-wait needs --sync-with URL');
     return undefined;
   }
   let url: URL | undefined;
@@ -67,5 +86,5 @@ export const readSyncSettings = (
     throw new UsageError('--sync-with must not hold a user or password; give the key with --sync-key');
   if (syncKey === undefined) throw new UsageError('--sync-with needs --sync-key KEY (or ANIMAL_STORE_SYNC_KEY): a key the hub accepts');
   if (!keyFormat.test(syncKey)) throw new UsageError('--sync-key must be letters, digits and -._~+/ (it travels as a Bearer token)');
-  return { hub: syncWith.replace(/\/+$/, ''), key: syncKey, intervalSeconds: syncInterval };
+  return { hub: syncWith.replace(/\/+$/, ''), key: syncKey, intervalSeconds: syncInterval, waitSeconds: syncWait };
 };

@@ -63,6 +63,10 @@ const loadPromClient = async () => {
  *   each durable write (group commit), how many creates it held and how long it took;
  * - `animal_store_deprecated_calls_total{key_fingerprint}`: calls of the deprecated getPet per
  *   API key, named by the first 12 hex digits of the key's SHA-256, never by the key;
+ * - `animal_store_key_requests_total{key}`: answers to authenticated requests, by the calling
+ *   key's name (its fingerprint when it has none), never the key;
+ * - `animal_store_sync_kiosk_last_contact_timestamp_seconds{kiosk}` on a hub: when each sync
+ *   key last leased, pushed or pulled, by its name (see the fleet view);
  * - `animal_store_log_lines_dropped_total{stream}`: log lines dropped because stdout or
  *   stderr could not keep up (see `watchDroppedLogLines`);
  * - `animal_store_sync_*` on a kiosk: whether its hub is reachable, creates waiting to go
@@ -102,7 +106,31 @@ export const createPrometheusMetrics = async (): Promise<PrometheusMetrics> => {
     buckets: LATENCY_BUCKETS,
     registers,
   });
+  const byKey = new client.Counter({
+    name: 'animal_store_key_requests_total',
+    help: 'Answers to authenticated requests, by the calling key’s name (its fingerprint when it has none); never the key.',
+    labelNames: ['key'] as const,
+    registers,
+  });
   const services: PetService[] = [];
+  new client.Gauge({
+    name: 'animal_store_sync_kiosk_last_contact_timestamp_seconds',
+    help: 'Hub: when each sync key (a kiosk, by its name) last leased, pushed or pulled here, since this server started.',
+    labelNames: ['kiosk'] as const,
+    registers,
+    // Read from the fleet view at each scrape; a key that never called since the start has no value.
+    async collect() {
+      this.reset();
+      const latest = new Map<string, number>();
+      for (const service of services) {
+        for (const kiosk of await service.kiosks()) {
+          const times = [kiosk.lastLease, kiosk.lastPush, kiosk.lastPull].filter((time) => time !== null).map((time) => Date.parse(time));
+          if (times.length > 0) latest.set(kiosk.name, Math.max(latest.get(kiosk.name) ?? 0, ...times));
+        }
+      }
+      for (const [kiosk, time] of latest) this.set({ kiosk }, time / 1000);
+    },
+  });
   new client.Counter({
     name: 'animal_store_deprecated_calls_total',
     help: 'Calls of the deprecated GET /pets/{petId}, by API key fingerprint (SHA-256, first 12 hex digits).',
@@ -135,8 +163,9 @@ export const createPrometheusMetrics = async (): Promise<PrometheusMetrics> => {
   addSyncMetrics(client, registers, syncStatuses);
 
   return {
-    recordRequest({ operation = 'none', status, milliseconds }) {
+    recordRequest({ operation = 'none', status, milliseconds, key }) {
       requests.inc({ operation, status: String(status) });
+      if (key !== undefined) byKey.inc({ key });
       latency.observe({ operation }, milliseconds / 1000);
     },
     observeCommit({ size, seconds, ok }) {

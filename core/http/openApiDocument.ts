@@ -6,7 +6,7 @@ import { ListQuery } from '../schemas/ListQuery.js';
 import { NewPet } from '../schemas/NewPet.js';
 import { Pet, PetId } from '../schemas/Pet.js';
 import { PetStatus } from '../schemas/PetStatus.js';
-import { SyncLease, SyncPull, SyncPush, SyncPushResult, SyncStatus } from '../schemas/SyncSchemas.js';
+import { SyncKiosks, SyncLease, SyncPull, SyncPush, SyncPushResult, SyncStatus } from '../schemas/SyncSchemas.js';
 import { DEPRECATION, SUNSET } from './deprecation.js';
 import { describeDefaults } from './describeDefaults.js';
 import { syncPaths } from './syncOpenApiPaths.js';
@@ -55,6 +55,7 @@ const wwwAuthenticate = {
 
 const commonErrors = {
   '401': documentedError('Missing or invalid API key.', wwwAuthenticate, { authenticated: false }),
+  '403': documentedError('forbidden: this API key lacks the scope the operation needs (read, create or sync); the message names it.'),
   '429': documentedError('This API key is over its rate limit (only when rate limits are on).', { 'Retry-After': header('Retry-After') }),
   '500': documentedError('Unexpected failure; nothing was changed.'),
   // Every failure, whatever its status (405, 413, …), has an Error body.
@@ -310,6 +311,7 @@ export const createOpenApiDocument = (base: string): Record<string, unknown> => 
         SyncPushResult: schemaOf(SyncPushResult),
         SyncPull: schemaOf(SyncPull),
         SyncStatus: schemaOf(SyncStatus),
+        SyncKiosks: schemaOf(SyncKiosks),
       },
     },
   };

@@ -6,19 +6,26 @@ import { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import type { PetStorage, StoredIdempotencyKey } from '../../core/PetStorage.js';
 import type { NewPet } from '../../core/schemas/NewPet.js';
 import type { Pet } from '../../core/schemas/Pet.js';
+import { createArrivals } from '../../core/sync/createArrivals.js';
 import type { SyncStorage } from '../../core/sync/SyncStorage.js';
 import { IdempotencyKeys } from '../IdempotencyKeys.js';
 import { KeySweep, type KeySweepOptions } from '../KeySweep.js';
 import { PetIndex } from '../PetIndex.js';
+import { LeaseUse } from '../sync/LeaseUse.js';
 import {
   addKioskBlock,
+  checkKioskBlock,
   checkPush,
   copySyncState,
   countUnpushed,
   findUnpushed,
+  heldInRange,
   joinedKiosk,
+  leaseStart,
   markKioskPushed,
+  refuseAtKiosk,
   type SyncState,
+  skipPulledOwnIds,
   takeKioskId,
 } from '../sync/syncState.js';
 import { ALL_STORES, createLayout, KEYS, LAYOUT_VERSION, META, PETS } from './IndexedDbLayout.js';
@@ -92,6 +99,8 @@ export const openIndexedDbStorage = async ({
   let keys = new IdempotencyKeys();
   let sync: SyncState = { leases: [] };
   let nextId = 1;
+  const leaseUse = new LeaseUse();
+  const arrivals = createArrivals();
   const sweep = new KeySweep(
     (now, atMost) => keys.sweep(now, atMost),
     keySweep,
@@ -146,10 +155,11 @@ export const openIndexedDbStorage = async ({
     await done.catch((error: unknown) => {
       throw unavailable(error);
     });
-    for (const pet of change.pets ?? []) index.add({ ...pet });
+    for (const pet of change.pets ?? []) index.add(pet);
     for (const key of change.keys ?? []) keys.add(key);
     if (change.sync) sync = change.sync;
     if (change.nextId !== undefined) nextId = change.nextId;
+    if ((change.pets?.length ?? 0) > 0) arrivals.notify();
   };
 
   /** Writes one at a time, in the order asked: each plans from what the ones before made. */
@@ -165,6 +175,7 @@ export const openIndexedDbStorage = async ({
     const kiosk = sync.kiosk ? copySyncState(sync) : undefined;
     const id = kiosk ? takeKioskId(kiosk.kiosk!) : Math.max(nextId, index.lastId + 1);
     const pet: Pet = { id, name, categoryId, status };
+    index.refuseTaken([pet], 'create');
     const stored = key && { ...key, petId: id };
     await commit({ pets: [pet], keys: stored ? [stored] : [], ...(kiosk ? { sync: kiosk } : {}), nextId: Math.max(nextId, id + 1) });
     return { pet: index.get(id)!, stored };
@@ -200,8 +211,10 @@ export const openIndexedDbStorage = async ({
     sync: {
       lease: (scope, size) =>
         serially(async () => {
+          refuseAtKiosk(sync, 'lease');
+          leaseUse.refuseBeyondBound(sync.leases, index, scope);
           const next = copySyncState(sync);
-          const first = Math.max(nextId, index.lastId + 1);
+          const first = leaseStart(nextId, index.lastId, sync.leases);
           const lease = { scope, first, last: first + size - 1 };
           next.leases.push(lease);
           await commit({ sync: next, nextId: lease.last + 1 });
@@ -209,22 +222,27 @@ export const openIndexedDbStorage = async ({
         }),
       store: (scope, pushed) =>
         serially(async () => {
+          refuseAtKiosk(sync, 'push');
           const fresh = checkPush(sync.leases, scope, index, pushed);
+          index.refuseTaken(fresh, 'sync');
           const highest = fresh.reduce((high, pet) => Math.max(high, pet.id), index.lastId);
           if (fresh.length > 0) await commit({ pets: fresh, nextId: Math.max(nextId, highest + 1) });
           return { stored: fresh.length, present: pushed.length - fresh.length };
         }),
+      onArrival: (listener) => arrivals.subscribe(listener),
+      leasesOf: async (scope) => leaseUse.count(sync.leases, index, scope),
       kiosk: async () => sync.kiosk && structuredClone(sync.kiosk),
       join: (hub) =>
         serially(async () => {
           const next = copySyncState(sync);
-          next.kiosk = joinedKiosk(next.kiosk, hub, index.size, 'The IndexedDB catalogue');
-          if (sync.kiosk === undefined) await commit({ sync: next });
+          next.kiosk = joinedKiosk(next.kiosk, hub, index.size, 'The IndexedDB catalogue', sync.leases.length);
+          if (sync.kiosk === undefined || next.kiosk.hub !== sync.kiosk.hub) await commit({ sync: next });
           return structuredClone(next.kiosk);
         }),
       addBlock: (block) =>
         serially(async () => {
           if (!sync.kiosk) return;
+          if (checkKioskBlock(sync.kiosk, block, (first, last) => heldInRange(index, first, last))) return;
           const next = copySyncState(sync);
           addKioskBlock(next.kiosk!, block);
           await commit({ sync: next });
@@ -244,9 +262,14 @@ export const openIndexedDbStorage = async ({
           for (const { id, name, categoryId, status } of pulled) {
             if (!index.has(id) && !fresh.has(id)) fresh.set(id, { id, name, categoryId, status });
           }
+          const pets = [...fresh.values()];
+          index.refuseTaken(pets, 'sync');
           const next = copySyncState(sync);
-          if (next.kiosk) next.kiosk.checkpoint = checkpoint;
-          await commit({ pets: [...fresh.values()], sync: next });
+          if (next.kiosk) {
+            skipPulledOwnIds(next.kiosk, pets);
+            next.kiosk.checkpoint = checkpoint;
+          }
+          await commit({ pets, sync: next });
           return fresh.size;
         }),
     },

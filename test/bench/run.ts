@@ -33,6 +33,10 @@
  *                                      animals (issue 20: under 30 s), with the CLI run through tsx
  *   npm run bench -- --only browser    only the service worker over IndexedDB in Chromium: a page of
  *                                      20 from 10,000 animals and a durable create (p50, p99)
+ *   npm run bench -- --only write-cost what a create costs the disk (issue 30): bytes written per
+ *                                      create (/proc/PID/io) at 1k, 100k and 1M animals and 100,000
+ *                                      keys, plain and keyed, and keyed/plain under wrk in three
+ *                                      windows (test/bench/measureWriteCost.ts; builds first)
  */
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -164,6 +168,16 @@ const main = async () => {
       stdio: 'inherit',
     });
     process.exitCode = soak.status ?? 1;
+    return;
+  }
+  if (only?.length === 1 && only[0] === 'write-cost') {
+    const build = spawnSync('npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: 'inherit' });
+    if (build.status !== 0) {
+      process.exitCode = 1;
+      return;
+    }
+    const { measureWriteCost } = await import('./measureWriteCost.js');
+    await measureWriteCost();
     return;
   }
   if (only?.length === 1 && only[0] === 'sync') {

@@ -15,7 +15,7 @@
  *   npm run bench:soak -- --key-lifetime 120    keep Idempotency-Keys 120 s instead of a day, so that
  *                                               they expire and are swept during the soak
  */
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -64,6 +64,14 @@ const chartFile = outDir ? join(outDir, 'soak.svg') : join(benchDir, '../../docs
 
 const T0 = performance.now();
 const log = (line: string) => process.stderr.write(`[soak ${((performance.now() - T0) / 1000).toFixed(0)}s] ${line}\n`);
+/** Bytes the process has written to storage (`write_bytes` of /proc/PID/io), or undefined off Linux. */
+const writtenBytes = (pid: number): number | undefined => {
+  try {
+    return Number(/^write_bytes: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1]);
+  } catch {
+    return undefined;
+  }
+};
 const wait = (ms: number) => new Promise((resolveWait) => setTimeout(resolveWait, ms));
 
 const main = async () => {
@@ -83,17 +91,29 @@ const main = async () => {
   const startedAt = new Date().toISOString();
   const traffic = startTraffic(server.origin, '/v1', BENCH_KEY, RATES);
   const trafficStart = performance.now();
-  const samples: SoakSample[] = [{ minute: 0, rssMiB: server.memory()?.rssMiB ?? Number.NaN, ...traffic.takeWindow() }];
+  // What the server writes to the disk: a kiosk's card wears by it (issue 30), so it is sampled beside memory.
+  const writtenAtStart = writtenBytes(server.pid);
+  const writtenMiB = () => {
+    const now = writtenBytes(server.pid);
+    return now === undefined || writtenAtStart === undefined ? undefined : (now - writtenAtStart) / 2 ** 20;
+  };
+  const samples: SoakSample[] = [{ minute: 0, rssMiB: server.memory()?.rssMiB ?? Number.NaN, writtenMiB: 0, ...traffic.takeWindow() }];
   const sampleCount = Math.max(1, Math.round((minutes * 60) / SAMPLE_SECONDS));
   for (let n = 1; n <= sampleCount; n++) {
     // On the 10 s grid from the start, so a slow sample does not push the later ones back.
     await wait(trafficStart + n * SAMPLE_SECONDS * 1000 - performance.now());
     const memory = server.memory();
     const heap = await readHeap(server.origin, BENCH_KEY);
-    const sample: SoakSample = { minute: (n * SAMPLE_SECONDS) / 60, rssMiB: memory?.rssMiB ?? Number.NaN, heap, ...traffic.takeWindow() };
+    const sample: SoakSample = {
+      minute: (n * SAMPLE_SECONDS) / 60,
+      rssMiB: memory?.rssMiB ?? Number.NaN,
+      writtenMiB: writtenMiB(),
+      heap,
+      ...traffic.takeWindow(),
+    };
     samples.push(sample);
     log(
-      `${sample.minute.toFixed(2)} min: RSS ${sample.rssMiB.toFixed(1)} MiB, heap ${heap ? `${heap.usedMiB.toFixed(1)}/${heap.totalMiB.toFixed(1)} (new ${heap.newSpaceMiB.toFixed(1)}, external ${heap.externalMiB.toFixed(1)})` : '?'} MiB, p99 ${sample.p99Ms.all.toFixed(1)} ms, ` +
+      `${sample.minute.toFixed(2)} min: RSS ${sample.rssMiB.toFixed(1)} MiB, written ${sample.writtenMiB?.toFixed(1) ?? '?'} MiB, heap ${heap ? `${heap.usedMiB.toFixed(1)}/${heap.totalMiB.toFixed(1)} (new ${heap.newSpaceMiB.toFixed(1)}, external ${heap.externalMiB.toFixed(1)})` : '?'} MiB, p99 ${sample.p99Ms.all.toFixed(1)} ms, ` +
         `${Object.values(sample.answers).reduce((sum, count) => sum + count, 0)} answers, ${sample.unexpected} unexpected ${JSON.stringify(sample.unexpectedByKind)}, ${sample.skipped} skipped`,
     );
   }
@@ -102,6 +122,10 @@ const main = async () => {
 
   const verdict = judgeSoak(samples, warmupMinutes);
   log(verdict.summary);
+  const written = samples.at(-1)?.writtenMiB;
+  const writtenPerHourMiB = written === undefined ? undefined : (written / minutes) * 60;
+  if (writtenPerHourMiB !== undefined)
+    log(`written to the disk: ${written!.toFixed(1)} MiB in ${minutes} min, ${writtenPerHourMiB.toFixed(0)} MiB an hour`);
   const results = {
     startedAt,
     minutes,
@@ -112,6 +136,7 @@ const main = async () => {
     keyLifetime,
     machine,
     verdict,
+    writtenPerHourMiB,
     samples,
   };
   await mkdir(dirname(samplesFile), { recursive: true });

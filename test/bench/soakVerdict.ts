@@ -6,6 +6,8 @@ export interface SoakSample extends WindowFigures {
   /** Minutes since the traffic started. */
   minute: number;
   rssMiB: number;
+  /** What the server process had written to storage since the traffic started (`write_bytes` of /proc/PID/io), in MiB, on Linux. */
+  writtenMiB?: number;
   /** The server's V8 heap from its `/metrics` (prom-client's default metrics), in MiB, when it answered. */
   heap?: HeapFigures;
 }

@@ -91,6 +91,8 @@ describe('the packed tarball', () => {
     expect(packedFiles).toContain('dist/adapters/index.d.ts');
     expect(packedFiles).toContain('dist/adapters/index.cjs');
     expect(packedFiles).toContain('dist/adapters/index.d.cts');
+    expect(packedFiles).toContain('dist/browser/animal-store-worker.js');
+    expect(packedFiles).toContain('dist/browser/kiosk/worker.js');
     const unexpected = packedFiles.filter(
       (file) =>
         !(
@@ -99,6 +101,8 @@ describe('the packed tarball', () => {
           /^docs\/.+\.(md|png|svg)$/.test(file) ||
           // The examples are what the README leads to: complete programs, readable and runnable from node_modules.
           file.startsWith('examples/') ||
+          // The kiosk web app `serve --browser-kiosk` serves: its page, styles, manifest and icon.
+          /^dist\/browser\/kiosk\/[^/]+\.(html|css|webmanifest|svg)$/.test(file) ||
           (file.startsWith('dist/') && /\.(js|cjs|d\.ts|d\.cts)$/.test(file))
         ),
     );

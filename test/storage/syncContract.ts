@@ -16,6 +16,13 @@ const KIOSK_A = 'a'.repeat(64);
 const KIOSK_B = 'b'.repeat(64);
 const HUB = 'http://127.0.0.1:9/v1';
 
+/** Waits until `condition` holds (a notification may come a moment after the write resolves). */
+const until = async (condition: () => boolean) => {
+  for (const started = Date.now(); !condition(); await new Promise((resolve) => setTimeout(resolve, 5))) {
+    if (Date.now() - started > 5_000) throw new Error('not within 5 s');
+  }
+};
+
 const listAll = async (storage: PetStorage, status?: Pet['status']) => {
   const all: Pet[] = [];
   for (let after = 0; ; ) {
@@ -46,6 +53,36 @@ export const describeSyncContract = (name: string, factory: SyncStorageFactory):
         const other = await sync().lease(KIOSK_B, 10);
         expect(other.first).toBe(block.last + 1);
         expect((await storage.create(rex)).id).toBe(other.last + 1);
+      });
+
+      it('refuses a key a fifth block from which nothing was pushed (429 rate_limited), leasing nothing, until it pushes from one', async () => {
+        const blocks = [];
+        for (let lease = 0; lease < 4; lease++) blocks.push(await sync().lease(KIOSK_A, 100));
+        await expect(sync().lease(KIOSK_A, 100)).rejects.toMatchObject({ code: 'rate_limited', headers: { 'retry-after': '60' } });
+        expect(await sync().leasesOf!(KIOSK_A)).toEqual({ blocks: 4, unused: 4 });
+        // Nothing was leased: the next block, another key's, follows the fourth.
+        expect((await sync().lease(KIOSK_B, 100)).first).toBe(blocks[3]!.last + 1);
+        await sync().store(KIOSK_A, [pet(blocks[2]!.first + 1)]);
+        expect(await sync().leasesOf!(KIOSK_A)).toEqual({ blocks: 4, unused: 3 });
+        const reopened = factory.reopen ? await factory.reopen(storage) : storage;
+        storage = reopened;
+        expect(await sync().leasesOf!(KIOSK_A)).toEqual({ blocks: 4, unused: 3 });
+        expect((await sync().lease(KIOSK_A, 100)).first).toBeGreaterThan(blocks[3]!.last);
+      });
+
+      it('tells its arrival listeners of a create and of a push, until they stop listening', async () => {
+        let told = 0;
+        const stop = sync().onArrival!(() => told++);
+        const block = await sync().lease(KIOSK_A, 100);
+        await storage.create(rex);
+        await until(() => told >= 1);
+        await sync().store(KIOSK_A, [pet(block.first)]);
+        await until(() => told >= 2);
+        stop();
+        const before = told;
+        await storage.create(rex);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(told).toBe(before);
       });
 
       it('stores a pushed animal with its id, at the end of the arrival order, and a repeated push changes nothing', async () => {

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Pet } from '../../core/schemas/Pet.js';
 import { killLeftoverProcesses } from '../support/startCli.js';
 import { tempFolder } from '../support/tempFolder.js';
-import { createAt, type FleetNode, startFleet, walk } from './fleet.js';
+import { createAt, type FleetNode, intrude, startFleet, walk } from './fleet.js';
 
 afterEach(killLeftoverProcesses);
 
@@ -13,7 +13,8 @@ const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(reso
 type Step =
   | { kind: 'cut' | 'freeze' | 'heal' | 'killKiosk'; kiosk: number }
   | { kind: 'killHub'; downMilliseconds: number }
-  | { kind: 'wait'; milliseconds: number };
+  | { kind: 'wait'; milliseconds: number }
+  | { kind: 'intrude'; kiosk: number; what: 'lease' | 'push'; ids: number[] };
 
 const KIOSKS = 3;
 const kiosk = fc.nat(KIOSKS - 1);
@@ -22,22 +23,34 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('killKiosk' as const), kiosk }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('killHub' as const), downMilliseconds: fc.integer({ min: 0, max: 1500 }) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('wait' as const), milliseconds: fc.integer({ min: 100, max: 1200 }) }) },
+  // What only a hub takes, sent to a kiosk with its own client key: ids it holds, leased, or never saw.
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('intrude' as const),
+      kiosk,
+      what: fc.constantFrom('lease' as const, 'push' as const),
+      ids: fc.array(fc.integer({ min: 1, max: 5000 }), { minLength: 1, maxLength: 5 }),
+    }),
+  },
 );
 
 /**
- * The schedule: always a kiosk killed while cut off and the hub killed, then a random run
- * drawn from the seed (SYNC_SEED to replay one).
+ * The schedule: always a kiosk killed while cut off, the hub killed, and a lease and a push
+ * sent to kiosks, then a random run drawn from the seed (SYNC_SEED to replay one).
  */
 const scheduleOf = (seed: number): Step[] => [
   { kind: 'cut', kiosk: 0 },
   { kind: 'wait', milliseconds: 800 },
   { kind: 'killKiosk', kiosk: 0 },
   { kind: 'killHub', downMilliseconds: 500 },
+  { kind: 'intrude', kiosk: 1, what: 'lease', ids: [] },
+  { kind: 'intrude', kiosk: 2, what: 'push', ids: [1, 2, 1001, 2001] },
   ...fc.sample(fc.array(stepArbitrary, { minLength: 14, maxLength: 22 }), { seed, numRuns: 1 })[0]!,
 ];
 
 describe('a hub and three kiosks through cuts, freezes and kill -9', () => {
-  it('Should end with every acknowledged create on every node exactly once, with its original id, and pagers that never missed', async () => {
+  it('Should end with every acknowledged create on every node exactly once, with its original id, pagers that never missed, and every lease or push sent to a kiosk refused', async () => {
     const seed = Number(process.env.SYNC_SEED ?? Math.floor(Math.random() * 2 ** 31));
     const schedule = scheduleOf(seed);
     const context = `seed ${seed} (replay with SYNC_SEED=${seed}); schedule ${JSON.stringify(schedule)}`;
@@ -45,6 +58,7 @@ describe('a hub and three kiosks through cuts, freezes and kill -9', () => {
 
     const acknowledged: Array<{ node: string; pet: Pet }> = [];
     const problems: string[] = [];
+    let refused = 0;
     let running = true;
 
     // Creates at every node, throughout.
@@ -90,6 +104,14 @@ describe('a hub and three kiosks through cuts, freezes and kill -9', () => {
         await sleep(step.downMilliseconds);
         await hub.start();
       } else if (step.kind === 'wait') await sleep(step.milliseconds);
+      else if (step.kind === 'intrude') {
+        const target = kiosks[step.kiosk]!;
+        const answer = target.up ? await intrude(target, step.what, step.ids) : undefined;
+        if (answer !== undefined) refused++;
+        if (answer !== undefined && (answer.status !== 409 || answer.code !== 'sync_conflict')) {
+          problems.push(`${target.name} answered a ${step.what} of ${step.ids.join(',')} with ${answer.status} ${answer.code}`);
+        }
+      }
     }
 
     // The final heal: every way to the hub open again; creates stop so the fleet can settle.
@@ -108,6 +130,7 @@ describe('a hub and three kiosks through cuts, freezes and kill -9', () => {
     const settledAfter = Date.now() - healed;
 
     expect(problems, context).toEqual([]);
+    expect(refused, `${context}: no lease or push reached a kiosk`).toBeGreaterThan(0);
     expect(acknowledged.length, `${context}: too few creates were acknowledged to mean anything`).toBeGreaterThan(50);
     for (const [index, pets] of holdings.entries()) {
       const byId = new Map(pets.map((pet) => [pet.id, pet]));

@@ -108,3 +108,24 @@ export const createAt = async (node: FleetNode, name: string): Promise<Pet | und
     return undefined;
   }
 };
+
+/**
+ * Sends a kiosk what only a hub takes, with the kiosk's own client key: a lease, or a push of
+ * animals with the given ids. Resolves with the answer's status and code, or `undefined`
+ * when the node could not be reached.
+ */
+export const intrude = async (node: FleetNode, what: 'lease' | 'push', ids: readonly number[]) => {
+  try {
+    const response = await fetch(`${node.url}/sync/${what === 'lease' ? 'leases' : 'push'}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${node.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(
+        what === 'lease' ? {} : { pets: ids.map((id) => ({ id, name: `Intruder ${id}`, categoryId: 1, status: 'sold' })) },
+      ),
+    });
+    const body = (await response.json()) as { code?: string };
+    return { status: response.status, code: body.code };
+  } catch {
+    return undefined;
+  }
+};

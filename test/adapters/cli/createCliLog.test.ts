@@ -27,6 +27,7 @@ describe('the command line log', () => {
         path: '/v1/pets',
         status: 200,
         operation: 'listPets',
+        key: null,
         durationMs: 1.235,
       },
       {
@@ -37,6 +38,7 @@ describe('the command line log', () => {
         path: '/nowhere',
         status: 408,
         operation: null,
+        key: null,
         durationMs: 0,
       },
     ]);

@@ -44,7 +44,7 @@ describe('animal-store --log-format json', () => {
       expect.objectContaining({ path: '/v1/pets', status: 401, operation: 'listPets' }),
     ]);
     for (const entry of access) {
-      expect(Object.keys(entry)).toEqual(['time', 'level', 'requestId', 'method', 'path', 'status', 'operation', 'durationMs']);
+      expect(Object.keys(entry)).toEqual(['time', 'level', 'requestId', 'method', 'path', 'status', 'operation', 'key', 'durationMs']);
       expect(new Date(entry.time as string).toISOString()).toBe(entry.time);
       expect(entry.durationMs).toBeGreaterThan(0);
     }

@@ -57,6 +57,7 @@ describe('animal-store command line: serve', () => {
       maxLogBuffer: 1_048_576,
       metrics: false,
       testMode: false,
+      browserKiosk: false,
       delay: 0,
     });
     expect(settingsOf(['serve'])).toEqual(settingsOf([]));
@@ -160,6 +161,7 @@ describe('animal-store command line: serve', () => {
       maxLogBuffer: 1_048_576,
       metrics: true,
       testMode: false,
+      browserKiosk: false,
       delay: 0,
     });
   });
@@ -222,15 +224,15 @@ describe('animal-store command line: serve', () => {
   });
 
   it('answers a mistyped command with the closest one, and a word far from both with none', () => {
-    expect(refusal(['serv']).message).toMatch(/^unknown command "serv"; did you mean serve\? the commands are serve and copy/);
+    expect(refusal(['serv']).message).toMatch(/^unknown command "serv"; did you mean serve\? the commands are serve, copy and init-worker/);
     expect(refusal(['cpoy']).message).toMatch(/^unknown command "cpoy"; did you mean copy\?/);
     expect(refusal(['pets']).message).toBe(
-      'unknown command "pets"; the commands are serve and copy (a data file given as FILE ends in .json)',
+      'unknown command "pets"; the commands are serve, copy and init-worker (a data file given as FILE ends in .json)',
     );
   });
 
   it.each([
-    [['start'], /unknown command "start"; the commands are serve and copy/],
+    [['start'], /unknown command "start"; the commands are serve, copy and init-worker/],
     [['serve', 'a.json', 'extra'], /unexpected argument "extra"/],
     [['--port', '65536'], /port/],
     [['--port', 'http'], /port/],
@@ -349,6 +351,24 @@ describe('animal-store command line: serve', () => {
       delay: 250,
     });
     expect(settingsOf(['--test-mode', '--memory']).storage).toEqual({ kind: 'memory' });
+  });
+
+  it('serves the kiosk in the browser only when asked, and never under a base path it owns', () => {
+    expect(settingsOf([]).browserKiosk).toBe(false);
+    expect(settingsOf(['--browser-kiosk']).browserKiosk).toBe(true);
+    expect(refusal(['--browser-kiosk', '--base-path', '/kiosk/v1']).message).toBe(
+      '--browser-kiosk serves the kiosk app under /kiosk/, so --base-path cannot be /kiosk/v1',
+    );
+  });
+});
+
+describe('animal-store command line: init-worker', () => {
+  it('takes the folder to write the worker script into, and refuses none with the usage of init-worker', () => {
+    expect(parseCommandLine(['init-worker', 'public'])).toEqual({ kind: 'init-worker', settings: { folder: 'public' } });
+    const missing = refusal(['init-worker']);
+    expect(missing.message).toBe('init-worker needs DIR: the folder your dev server serves, such as public/');
+    expect(missing.command).toBe('init-worker');
+    expect(refusal(['init-worker', 'a', 'b']).message).toMatch(/^unexpected argument "b"|too many arguments/);
   });
 });
 

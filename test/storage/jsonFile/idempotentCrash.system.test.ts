@@ -43,3 +43,56 @@ describe('the real server killed after a keyed write and before its answer', () 
     expect((await second.exited).code).toBe(0);
   });
 });
+
+describe('the real server killed with SIGKILL in a flood of keyed creates', () => {
+  it('Should answer every retried key after the restart with the animal it was acknowledged with, and store none twice', {
+    timeout: 60_000,
+  }, async () => {
+    const file = tempDataFile();
+    const server = await startServer(file);
+    const acknowledged = new Map<string, unknown>();
+    const sent: string[] = [];
+    let stopped = false;
+    // Eight clients, each a new key per create, until the server dies under them.
+    const client = async (number: number) => {
+      for (let count = 0; !stopped; count++) {
+        const key = `flood-${number}-${count}`;
+        sent.push(key);
+        try {
+          const response = await create(server.url, key, `Flood ${number} ${count}`);
+          if (response.status === 201) acknowledged.set(key, await response.json());
+        } catch {
+          return; // the server is gone
+        }
+      }
+    };
+    const clients = Promise.all(Array.from({ length: 8 }, (_, number) => client(number)));
+    while (acknowledged.size < 200) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * 50));
+    server.child.kill('SIGKILL');
+    await server.exited;
+    stopped = true;
+    await clients;
+
+    const restarted = await startServer(file);
+    // Every key sent, in a retry: an acknowledged one answers its own animal, replayed; an
+    // unanswered one either replays (its write was durable) or creates it now, once.
+    for (const key of sent) {
+      const retry = await create(restarted.url, key, `Flood ${key.slice(6).replace('-', ' ')}`);
+      expect(retry.status).toBe(201);
+      const body = await retry.json();
+      if (acknowledged.has(key)) {
+        expect(retry.headers.get('idempotent-replayed')).toBe('true');
+        expect(body).toEqual(acknowledged.get(key));
+      }
+    }
+    restarted.child.kill('SIGTERM');
+    expect((await restarted.exited).code).toBe(0);
+    // After the clean stop the document alone holds every animal and every key.
+    const document = JSON.parse(fs.readFileSync(file, 'utf8'));
+    expect(document.pets).toHaveLength(sent.length);
+    expect(new Set(document.pets.map((pet: { name: string }) => pet.name)).size).toBe(sent.length);
+    expect(new Set(document.idempotencyKeys.map((stored: { key: string }) => stored.key))).toEqual(new Set(sent));
+    expect(fs.existsSync(`${file}.journal`)).toBe(false);
+  });
+});
