@@ -5,7 +5,7 @@
 import type { AccessLogEntry, PetService } from '../../core/index.js';
 import type { SyncStatus } from '../../core/schemas/SyncSchemas.js';
 import type { CommitObserver } from '../../storage/GroupCommit.js';
-import { addSyncMetrics } from './syncMetrics.js';
+import { addSyncMetrics } from './addSyncMetrics.js';
 
 /** The metrics of one server; give it to `serve({ metrics })` and its `observeCommit` to the storage. */
 export interface PrometheusMetrics {
