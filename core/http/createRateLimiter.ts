@@ -17,8 +17,8 @@ export interface RateLimitDecision {
 
 /** Counts requests per key. */
 export interface RateLimiter {
-  /** Counts a request by key number `keyIndex` at wall-clock time `now` (milliseconds). */
-  take(keyIndex: number, now: number): RateLimitDecision;
+  /** Counts a request by the key fingerprinted `key` at wall-clock time `now` (milliseconds): a key keeps its count when the keys are replaced. */
+  take(key: string, now: number): RateLimitDecision;
 }
 
 const POLICY = 'default';
@@ -37,15 +37,15 @@ export const createRateLimiter = ({ limit, windowSeconds }: RateLimitOptions): R
   }
   const windowMs = windowSeconds * 1000;
   const policy = `"${POLICY}";q=${limit};w=${windowSeconds}`;
-  const counters = new Map<number, { window: number; count: number }>();
+  const counters = new Map<string, { window: number; count: number }>();
 
   return {
-    take(keyIndex, now) {
+    take(key, now) {
       const window = Math.floor(now / windowMs);
-      let counter = counters.get(keyIndex);
+      let counter = counters.get(key);
       if (counter?.window !== window) {
         counter = { window, count: 0 };
-        counters.set(keyIndex, counter);
+        counters.set(key, counter);
       }
       counter.count++;
       const resetSeconds = Math.max(1, Math.ceil(((window + 1) * windowMs - now) / 1000));

@@ -29,7 +29,7 @@ export const createDeprecationTracker = (warn: (message: string) => void): Depre
         use.calls++;
         return;
       }
-      uses.set(caller.keyIndex, { ...caller, calls: 1 });
+      uses.set(caller.keyIndex, { keyIndex: caller.keyIndex, keyFingerprint: caller.keyFingerprint, calls: 1 });
       warn(
         `deprecated GET ${base}/pets/{petId} called with API key #${caller.keyIndex + 1} (sha256 ${caller.keyFingerprint}…); ` +
           `it will be removed on 5 December 2030; use GET ${base}/pets?status=… instead`,

@@ -8,7 +8,7 @@ export const rateLimitStep =
   (rateLimiter: RateLimiter): Step =>
   (state, next) => {
     if (state.caller === undefined) return next();
-    const decision = rateLimiter.take(state.caller.keyIndex, state.time);
+    const decision = rateLimiter.take(state.caller.keyFingerprint, state.time);
     state.headers = withHeaders(state.headers, decision.headers);
     if (decision.refusal) throw decision.refusal;
     return next();

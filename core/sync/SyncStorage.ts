@@ -96,8 +96,10 @@ export interface SyncStorage {
   /**
    * Kiosk: makes this catalogue a kiosk of `hub`, durably; from then on local creates take
    * their ids from leased blocks, and fail with `storage_unavailable` (503) while none is
-   * left. Joining the hub it joined before only answers its state. Throws a `SyncJoinError`
-   * when it holds animals made without sync, or joined another hub.
+   * left. Joining the hub it joined before (however its URL is written: compared as WHATWG URLs) only
+   * answers its state; a kiosk that never leased a block nor holds an animal may join another
+   * hub instead. Throws a `SyncJoinError` when it holds animals made without sync, leased ids
+   * as a hub, or leased ids from (or holds animals of) another hub.
    */
   join(hub: string): Promise<KioskState>;
   /** Kiosk: keeps a block the hub leased to it; resolves once durable. */

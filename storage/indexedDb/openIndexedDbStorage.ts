@@ -28,6 +28,7 @@ import {
   skipPulledOwnIds,
   takeKioskId,
 } from '../sync/syncState.js';
+import { holdDatabaseLock } from './holdDatabaseLock.js';
 import { ALL_STORES, createLayout, KEYS, LAYOUT_VERSION, META, PETS } from './IndexedDbLayout.js';
 import { committed, requestResult } from './idbRequests.js';
 
@@ -81,8 +82,8 @@ const opened = (factory: IDBFactory, name: string): Promise<IDBDatabase> => {
  * write is one IndexedDB transaction with `durability: 'strict'` (Chrome's default became
  * "relaxed" in 121, where a commit is not yet on disk), and reaches memory only once it has
  * committed, so nothing a failed write tried is ever seen. Writes run one after another, in
- * the order made. Open one storage per database at a time: a service worker is the one
- * writer for all of a site's tabs.
+ * the order made. One storage per database is open at a time in a browser (an exclusive Web
+ * Lock, held until `close`): another opener waits for it, up to 10 s.
  */
 export const openIndexedDbStorage = async ({
   name = 'animal-store',
@@ -92,7 +93,9 @@ export const openIndexedDbStorage = async ({
 }: IndexedDbStorageOptions = {}): Promise<IndexedDbStorage> => {
   if (indexedDB === undefined)
     throw new TypeError('This runtime has no IndexedDB: an IndexedDB storage runs in a browser or a service worker.');
+  const release = await holdDatabaseLock(name);
   const db = await opened(indexedDB, name).catch((error: unknown) => {
+    release();
     throw unavailable(error);
   });
   let index = new PetIndex();
@@ -194,7 +197,13 @@ export const openIndexedDbStorage = async ({
     await load();
   };
 
-  if (!(await load()) && seed.length > 0) await replaceAll(seed);
+  try {
+    if (!(await load()) && seed.length > 0) await replaceAll(seed);
+  } catch (error) {
+    db.close();
+    release();
+    throw unavailable(error);
+  }
 
   return {
     create: (newPet) => serially(async () => (await create(newPet)).pet),
@@ -278,6 +287,7 @@ export const openIndexedDbStorage = async ({
       sweep.stop();
       await tail;
       db.close();
+      release();
     },
   };
 };

@@ -183,6 +183,8 @@ export class PetFile {
       );
     } catch (error) {
       appended.undo(true);
+      this.#serializer.forgetFrom(appended.before.pets);
+      this.#serializer.forgetKeysFrom(appended.before.keys);
       this.#idFloor = Math.max(this.#idFloor, this.#db.data.nextId);
       throw error;
     }
@@ -232,10 +234,17 @@ export class PetFile {
   #compactSoon(): void {
     if (this.#compacting || Date.now() < this.#compactAfter) return;
     this.#compacting = true;
-    this.#queue
-      .write(async () => {
-        if (this.#data.journal.outgrown) await this.#db.write();
-      })
+    // The bytes of what the journal added are encoded first, a chunk per turn of the event
+    // loop while creates go on, so the whole write itself does not stall the server.
+    // Stopped when an edit replaces the content: its bytes must not be cached as the new one's.
+    const content = this.#db.data;
+    void this.#serializer
+      .prepare(content, () => this.#closed || this.#db.data !== content)
+      .then(() =>
+        this.#queue.write(async () => {
+          if (this.#data.journal.outgrown) await this.#db.write();
+        }),
+      )
       .catch(() => {
         this.#compactAfter = Date.now() + COMPACT_RETRY_MILLISECONDS;
       })

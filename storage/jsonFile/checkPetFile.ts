@@ -11,6 +11,7 @@ import {
   type PetFileData,
   type PetFileProblem,
 } from './PetFileData.js';
+import { quickIsKey } from './quickIsKey.js';
 import { quickIsPet } from './quickIsPet.js';
 import { arrivalIdProblem, readSyncState } from './SyncStateInFile.js';
 
@@ -67,6 +68,7 @@ const keysProblem = (format: 1 | 2, keys: unknown[] | undefined): PetFileProblem
     return keys === undefined ? undefined : { path: 'idempotencyKeys', message: 'is not a field of format 1 (write format 2)' };
   if (keys === undefined) return { path: 'idempotencyKeys', message: 'is missing (format 2 lists the Idempotency-Keys, [] for none)' };
   for (const [position, key] of keys.entries()) {
+    if (quickIsKey(key)) continue;
     const result = v.safeParse(IdempotencyKeyInFile, key, { abortEarly: true });
     if (!result.success) return problemOf(`idempotencyKeys[${position}]`, result.issues[0]);
   }

@@ -96,6 +96,10 @@ describe('a fleet an operator runs', () => {
     expect((await get(`${hub.url}/sync/kiosks`, LOBBY)).status).toBe(403);
     const metrics = await (await get(`${new URL(hub.url).origin}/metrics`, ADMIN)).text();
     expect(metrics).toMatch(/^animal_store_sync_kiosk_last_contact_timestamp_seconds\{kiosk="kiosk-1"\} \d/m);
+    expect(metrics).toMatch(/^animal_store_key_requests_total\{key="lobby"\} \d/m);
+    // The metrics need the scope read: a kiosk's sync key is refused them.
+    expect((await get(`${new URL(hub.url).origin}/metrics`, LOBBY)).status).toBe(200);
+    expect((await get(`${new URL(hub.url).origin}/metrics`, KIOSK_1)).status).toBe(403);
 
     // Edits while pulls wait: a file that cannot be used changes nothing and says why, without a key.
     const stillWaiting = Array.from({ length: 20 }, () => get(`${hub.url}/sync/pull?checkpoint=${rex.id}&wait=30`, PULLERS));

@@ -192,6 +192,7 @@ describe('a kiosk during an outage', () => {
     const hubFile = path.join(folder, 'hub.json');
     const hub = await startHub(hubFile, hubPort);
     const kiosk = await startBuiltCli(kioskArgs(path.join(folder, 'kiosk.json'), hub.url));
+    await until(async () => (await statusOf(kiosk.url)).reachable === true, 'the hub reached');
     expect((await create(kiosk.url, 'Rex')).status).toBe(201);
     await until(async () => (await statusOf(kiosk.url)).waiting === 0 && (await statusOf(kiosk.url)).lastPush !== null, 'Rex pushed');
     const before = await statusOf(kiosk.url);

@@ -195,4 +195,27 @@ describe('test apps: init-worker and startWorker', () => {
     expect(after).toMatchObject({ status: 201, body: { id: refusedId } });
     await context.close();
   }, 120_000);
+
+  it('Should open one IndexedDB catalogue at a time: a second opener waits for the first to close, and gives up with storage_unavailable', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await open(page, { keys: [KEY], seed: SEED });
+    // As text: vitest would rewrite a dynamic import inside a function passed to the page.
+    const outcome = await page.evaluate(`(async () => {
+      const { openIndexedDbStorage } = await import('./animal-store-browser.js');
+      const first = await openIndexedDbStorage({ name: 'one-writer' });
+      await first.create({ name: 'First', categoryId: 1, status: 'available' });
+      const refused = await openIndexedDbStorage({ name: 'one-writer' }).then(() => 'opened while the first was open', (error) => error.code);
+      // The next opener waits for the first to close, then sees what it wrote.
+      const waiting = openIndexedDbStorage({ name: 'one-writer' });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await first.close();
+      const second = await waiting;
+      const names = (await second.list({ after: 0, limit: 10 })).map(({ name }) => name);
+      await second.close();
+      return { refused, names };
+    })()`);
+    expect(outcome).toEqual({ refused: 'storage_unavailable', names: ['First'] });
+    await context.close();
+  }, 60_000);
 });

@@ -53,6 +53,42 @@ describe('the replicator', () => {
     await replicator.stop();
   });
 
+  it('Should push a local create and bring a hub’s animal down at once, with rounds an hour apart (live pulls)', async () => {
+    const hub = makeHub();
+    const { storage, replicator } = await startKiosk(hub);
+    const until = async (condition: () => Promise<boolean>) => {
+      for (const started = Date.now(); !(await condition()); await new Promise((resolve) => setTimeout(resolve, 10))) {
+        if (Date.now() - started > 5_000) throw new Error('not within 5 s');
+      }
+    };
+    const local = await storage.create(rex);
+    await until(async () => (await hub.storage.get(local.id)) !== undefined);
+    const atHub = await hub.storage.create({ ...rex, name: 'Hubby' });
+    await until(async () => (await storage.get(atHub.id)) !== undefined);
+    expect(await replicator.status()).toMatchObject({ reachable: true, waiting: 0 });
+    await replicator.stop();
+  });
+
+  it('Should leave live pulls off with waitSeconds 0, syncing by rounds alone', async () => {
+    const hub = makeHub();
+    const storage = createMemoryStorage();
+    const replicator = await startReplicator({
+      storage,
+      hub: 'http://hub.test/v1',
+      key: HUB_KEY,
+      intervalSeconds: 3600,
+      waitSeconds: 0,
+      client: createSyncClient({ hub: 'http://hub.test/v1', key: HUB_KEY, fetch: hub.fetchHub }),
+    });
+    await replicator.syncNow();
+    const atHub = await hub.storage.create({ ...rex, name: 'Hubby' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await storage.get(atHub.id)).toBeUndefined();
+    await replicator.syncNow();
+    expect(await storage.get(atHub.id)).toEqual(atHub);
+    await replicator.stop();
+  });
+
   it('Should keep creating offline once it holds ids, and report what waits until the hub is back', async () => {
     const hub = makeHub();
     const { storage, replicator } = await startKiosk(hub);

@@ -10,6 +10,7 @@ import type { PetStorage } from '../../../core/PetStorage.js';
 import { type IndexedDbStorage, openIndexedDbStorage } from '../../../storage/indexedDb/openIndexedDbStorage.js';
 import { describeStorageContract } from '../contract.js';
 import { describeSyncContract } from '../syncContract.js';
+import { itKeepsOneAnimalPerId } from '../syncProperty.js';
 
 /** The factory each storage was opened on, so `reopen` finds the same database. */
 const factories = new WeakMap<PetStorage, IDBFactory>();
@@ -31,6 +32,23 @@ describeSyncContract('IndexedDB storage', {
     factories.set(again, indexedDB);
     return again;
   },
+});
+
+describe('IndexedDB storage syncing, whatever it is sent', () => {
+  itKeepsOneAnimalPerId(
+    'IndexedDB storage',
+    {
+      create: fresh,
+      async reopen(storage) {
+        const indexedDB = factories.get(storage)!;
+        await storage.close();
+        const again = await openIndexedDbStorage({ indexedDB });
+        factories.set(again, indexedDB);
+        return again;
+      },
+    },
+    60,
+  );
 });
 
 const seed = [

@@ -143,7 +143,8 @@ describe('PostgreSQL sync: several instances are one hub', () => {
     await Promise.all(
       instances.flatMap((storage, index) =>
         Array.from({ length: 20 }, async (_, round) => {
-          if (round % 4 === 0) given.push(await storage.sync.lease(index % 2 ? KIOSK_A : KIOSK_B, 50));
+          // A key of its own per lease: a key holds at most four unused blocks.
+          if (round % 4 === 0) given.push(await storage.sync.lease((index * 100 + round).toString(16).padStart(64, '0'), 50));
           else {
             const { id } = await storage.create(rex);
             given.push({ first: id, last: id });
