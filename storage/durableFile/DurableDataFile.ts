@@ -1,6 +1,5 @@
 /** @module A lowdb adapter for any data kept in one durable text file and its journal, given how to parse, serialise and replay it. */
-// lowdb is ESM only: its types are read as an import's, from the CommonJS declarations too.
-import type { Adapter } from 'lowdb' with { 'resolution-mode': 'import' };
+import type { Adapter } from 'lowdb';
 import type { DurableTextFile } from './DurableTextFile.js';
 
 /** How the data is written down: text to data and back, and a change to a line and back. */
