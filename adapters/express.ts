@@ -38,7 +38,7 @@ const consumedBody = (req: ExpressRequest): ParsedBody => {
  * its original target (mount path included), never the Host header. Its signal aborts when
  * the client leaves before the request arrived whole or its answer was sent.
  */
-const toWebRequest = (
+const webRequestOfExpress = (
   req: ExpressRequest,
   pathAndQuery: string,
   replayed?: { body: string | null; headers?: Record<string, string> },
@@ -157,7 +157,7 @@ export const expressMiddleware = (options: PetServiceOptions | PetService): Expr
     try {
       const head = readRequestHead(req.originalUrl, req.rawHeaders, req.httpVersion, knownHost);
       if (head.answer) return answer(req, res, head.answer);
-      await send(await service(toWebRequest(req, head.pathAndQuery, replayed), { mountPath: req.baseUrl }), res);
+      await send(await service(webRequestOfExpress(req, head.pathAndQuery, replayed), { mountPath: req.baseUrl }), res);
     } catch (error) {
       reportError(`${req.method} ${req.originalUrl.split('?', 1)[0]!.slice(0, 200)} failed`, error);
       answer(req, res, error);

@@ -1,4 +1,5 @@
 /** @module SHA-256, the one hash the core uses, from Web Crypto unless a faster one is given. */
+import { encodeUtf8 } from './encodeUtf8.js';
 
 /** Computes a SHA-256 digest; may answer synchronously (a runtime's native hash) or not. */
 export interface Sha256 {
@@ -11,14 +12,12 @@ export interface Sha256 {
   text?(text: string): Uint8Array | Promise<Uint8Array>;
 }
 
-const encoder = new TextEncoder();
-
 /** SHA-256 from Web Crypto, which every runtime the core targets has. */
 export const webCryptoSha256: Sha256 = async (data) =>
   new Uint8Array(await crypto.subtle.digest('SHA-256', data as Uint8Array<ArrayBuffer>));
 
 /** The SHA-256 digest of a text's UTF-8 bytes. */
-export const sha256Text = (sha256: Sha256, text: string) => (sha256.text ? sha256.text(text) : sha256(encoder.encode(text)));
+export const sha256Text = (sha256: Sha256, text: string) => (sha256.text ? sha256.text(text) : sha256(encodeUtf8(text)));
 
 /** Compares two byte arrays in time that depends only on their lengths. */
 export const equalInConstantTime = (a: Uint8Array, b: Uint8Array): boolean => {

@@ -18,7 +18,7 @@ export type {
 } from './createPetService.js';
 export { createPetService } from './createPetService.js';
 export type { Sha256 } from './digest.js';
-export type { CorsOptions } from './http/cors.js';
+export type { CorsOptions } from './http/createCors.js';
 export { createOpenApiDocument, INTERFACE_VERSION } from './http/openApiDocument.js';
 export type { MaybePromise } from './MaybePromise.js';
 export type { PetPageRequest, PetPageText, PetStorage } from './PetStorage.js';

@@ -7,7 +7,7 @@ import type { ErrorDetail } from './schemas/ErrorBody.js';
 const SUMMARISED_DETAILS = 5;
 
 /** Names an issue's place: the dotted field path, or `rootName` for the value as a whole. */
-const pathOf = (issue: v.BaseIssue<unknown>, rootName: string): string => {
+const issuePathOf = (issue: v.BaseIssue<unknown>, rootName: string): string => {
   const keys = issue.path?.map((item) => String(item.key)) ?? [];
   return keys.length === 0 ? rootName : keys.join('.');
 };
@@ -45,7 +45,7 @@ export const validate = <S extends v.GenericSchema>(
     ...unknown,
     ...issues
       .filter((issue) => !(knownKeys && issue.kind === 'schema' && issue.expected === 'never'))
-      .map((issue) => ({ path: pathOf(issue, rootName), message: issue.message })),
+      .map((issue) => ({ path: issuePathOf(issue, rootName), message: issue.message })),
   ];
   // A body of thousands of unknown keys must not make a message of thousands of clauses.
   const named = details.slice(0, SUMMARISED_DETAILS).map((detail) => `${detail.path} ${detail.message}`);

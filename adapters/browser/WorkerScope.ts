@@ -43,3 +43,6 @@ export type WorkerMessage =
   | { type: 'claim' }
   | { type: 'ping' }
   | { type: 'provision'; key: string };
+
+/** This worker's global scope, typed: what a worker script hands to `serveInServiceWorker` or `serveKiosk`. */
+export const currentWorkerScope = (): WorkerScope => globalThis as unknown as WorkerScope;

@@ -3,7 +3,6 @@
  * `animal-store init-worker DIR` copies): its options come in its URL, as startWorker registers it.
  */
 import { optionsFromScriptUrl, serveInServiceWorker } from './serveInServiceWorker.js';
-import type { WorkerScope } from './WorkerScope.js';
+import { currentWorkerScope } from './WorkerScope.js';
 
-const scope = globalThis as unknown as WorkerScope;
-serveInServiceWorker(scope, optionsFromScriptUrl(scope.location.href));
+serveInServiceWorker(currentWorkerScope(), optionsFromScriptUrl(currentWorkerScope().location.href));

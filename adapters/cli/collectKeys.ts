@@ -3,7 +3,7 @@
  * `--api-key-file`, each checked and named by where it came from (never by itself).
  */
 import { type ApiKey, isScope, KEY_NAME_FORMAT, SCOPES, type Scope } from '../../core/auth/apiKeys.js';
-import { MINIMUM_KEY_LENGTH } from '../../core/auth/bearer.js';
+import { MINIMUM_KEY_LENGTH } from '../../core/auth/createBearerCheck.js';
 import { readSecretFile } from './readSecretFile.js';
 import { API_KEY_FORMAT, type ConfiguredKey } from './serveCommand.js';
 

@@ -6,7 +6,7 @@
 import * as v from 'valibot';
 import { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import type { ApiKey } from '../../core/auth/apiKeys.js';
-import { createBearerCheck } from '../../core/auth/bearer.js';
+import { createBearerCheck } from '../../core/auth/createBearerCheck.js';
 import type { Sha256 } from '../../core/digest.js';
 import { createResponder } from '../../core/http/createResponder.js';
 import { readJsonBody } from '../../core/http/readJsonBody.js';

@@ -4,7 +4,7 @@ import { folderGivenAsFile } from './folderGivenAsFile.js';
 import type { ServeSettings } from './serveCommand.js';
 
 /** The system error code of an error or of what caused it (a DataFileError wraps one). */
-const codeOf = (error: unknown): string | undefined => {
+const causeCodeOf = (error: unknown): string | undefined => {
   for (let at: unknown = error, depth = 0; at instanceof Error && depth < 4; at = at.cause, depth++) {
     const code = (at as NodeJS.ErrnoException).code;
     if (typeof code === 'string') return code;
@@ -25,7 +25,7 @@ export const startFailure = (error: unknown, { host, port, storage }: ServeSetti
   if (folder !== undefined) return folder;
   const reason = reasonOf(error);
   // The storage words a file failure `… (EROFS).`: that code is the true one, whatever the cause chain holds.
-  const code = /\((E[A-Z0-9]+)\)\.?$/.exec(reason)?.[1] ?? codeOf(error);
+  const code = /\((E[A-Z0-9]+)\)\.?$/.exec(reason)?.[1] ?? causeCodeOf(error);
   if (code === 'EADDRINUSE') return `port ${port} on ${host} is already in use; choose another with --port (0 picks a free one)`;
   if (code === 'EADDRNOTAVAIL') return `cannot listen on ${host}: no such address on this machine; give one of its addresses with --host`;
   if (code === 'EACCES' && /\blisten\b/.test(reason)) {

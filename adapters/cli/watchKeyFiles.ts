@@ -5,7 +5,7 @@ import path from 'node:path';
 /** How often each file's status is checked, in milliseconds, in case a watch misses a change. */
 const POLL_MILLISECONDS = 1_000;
 /** How long to wait for an editor to finish writing (a save is often several events) before reading. */
-const SETTLE_MILLISECONDS = 100;
+const KEY_FILE_SETTLE_MILLISECONDS = 100;
 
 /** A watch over keys files; `close()` ends it. */
 export interface KeyFilesWatch {
@@ -23,7 +23,7 @@ export const watchKeyFiles = (files: readonly string[], changed: () => void): Ke
   let settling: ReturnType<typeof setTimeout> | undefined;
   const soon = () => {
     clearTimeout(settling);
-    settling = setTimeout(changed, SETTLE_MILLISECONDS);
+    settling = setTimeout(changed, KEY_FILE_SETTLE_MILLISECONDS);
     settling.unref();
   };
   const watchers: FSWatcher[] = [];

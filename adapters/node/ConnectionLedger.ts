@@ -29,7 +29,7 @@ export interface LedgerLimits {
 /** What to do with a new connection: admit it after closing `shed` (oldest first), or refuse it. */
 export type Admission<Id> = { admitted: true; shed: Id[] } | { admitted: false; shed: [] };
 
-interface Entry<Id> {
+interface LedgerEntry<Id> {
   id: Id;
   address: string;
   /** When the connection opened or was last answered in full: since when it has owed us a request. */
@@ -37,7 +37,7 @@ interface Entry<Id> {
 }
 
 /** Entries in order of `since`, oldest first (a Map iterates in insertion order; see `rested`). */
-type Queue<Id> = Map<Id, Entry<Id>>;
+type Queue<Id> = Map<Id, LedgerEntry<Id>>;
 
 /**
  * The first connection of `queue` (oldest first) that may be closed to make room: not busy,
@@ -109,7 +109,7 @@ export class ConnectionLedger<Id> {
     for (const victim of shed) this.closed(victim);
     const entry = { id, address, since: now };
     this.#all.set(id, entry);
-    const queue = own ?? new Map<Id, Entry<Id>>();
+    const queue = own ?? new Map<Id, LedgerEntry<Id>>();
     queue.set(id, entry);
     this.#byAddress.set(address, queue);
     return { admitted: true, shed };

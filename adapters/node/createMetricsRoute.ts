@@ -1,6 +1,6 @@
 /** @module `GET /metrics`: the Prometheus scrape, behind the same bearer keys as the interface. */
 import { AnimalStoreError } from '../../core/AnimalStoreError.js';
-import type { BearerCheck } from '../../core/auth/bearer.js';
+import type { BearerCheck } from '../../core/auth/createBearerCheck.js';
 import { createResponder } from '../../core/http/createResponder.js';
 import type { PrometheusMetrics } from './createPrometheusMetrics.js';
 

@@ -5,7 +5,7 @@
 import type { AccessLogEntry, PetService } from '../../core/index.js';
 import type { SyncStatus } from '../../core/schemas/SyncSchemas.js';
 import type { CommitObserver } from '../../storage/GroupCommit.js';
-import { addSyncMetrics } from './syncMetrics.js';
+import { addSyncMetrics } from './addSyncMetrics.js';
 
 /** The metrics of one server; give it to `serve({ metrics })` and its `observeCommit` to the storage. */
 export interface PrometheusMetrics {
@@ -70,7 +70,7 @@ const loadPromClient = async () => {
  * - `animal_store_log_lines_dropped_total{stream}`: log lines dropped because stdout or
  *   stderr could not keep up (see `watchDroppedLogLines`);
  * - `animal_store_sync_*` on a kiosk: whether its hub is reachable, creates waiting to go
- *   up, leased ids left, and the times of the last successful push and pull (see syncMetrics.ts);
+ *   up, leased ids left, and the times of the last successful push and pull (see addSyncMetrics.ts);
  * - prom-client's default process metrics (CPU, memory, event loop lag, open files…).
  *
  * Throws a MissingMetricsLibraryError when `prom-client` is not installed.

@@ -1,7 +1,7 @@
 /** @module The keys a service accepts, replaceable while it runs. */
 import type { Sha256 } from '../digest.js';
 import type { ApiKey } from './apiKeys.js';
-import { type BearerCheck, type Caller, indexBearerCheck, type KnownKeys, knownCallers, withdrawReplaced } from './bearer.js';
+import { type BearerCheck, type Caller, indexBearerCheck, type KnownKeys, knownCallers, withdrawReplaced } from './createBearerCheck.js';
 
 /** The keys a service accepts now; `replace` swaps them without a restart. */
 export interface KeyRing {

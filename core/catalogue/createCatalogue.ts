@@ -8,8 +8,8 @@ import type { Pet } from '../schemas/Pet.js';
 import type { PetStatus } from '../schemas/PetStatus.js';
 import { validate } from '../validate.js';
 import type { Catalogue, NextPageQuery, PetPage, PetsQuery } from './Catalogue.js';
+import { createCursorCodec } from './createCursorCodec.js';
 import { createPetCreation, DEFAULT_IDEMPOTENCY_KEY_LIFETIME_SECONDS, type PetCreation } from './createPetCreation.js';
-import { createCursorCodec } from './cursor.js';
 import { checkPetId } from './petId.js';
 import { readListQuery } from './readListQuery.js';
 

@@ -1,5 +1,6 @@
 /** @module Makes every answer of the service, and is the one place any error becomes an Error answer. */
 import { isAnimalStoreError } from '../AnimalStoreError.js';
+import { encodeUtf8 } from '../encodeUtf8.js';
 import { errorAnswerOf } from './errorAnswerOf.js';
 import { withHeaders } from './withHeaders.js';
 
@@ -29,8 +30,6 @@ export interface ResponderOptions {
   bodies?: boolean;
 }
 
-const encoder = new TextEncoder();
-
 // The headers every answer carries. Successes may be stored by the caller's own cache only,
 // and revalidated before each use (ETags make that cheap); errors are never stored.
 const SUCCESS = { 'content-type': 'application/json', 'cache-control': 'private, no-cache', 'x-content-type-options': 'nosniff' };
@@ -51,7 +50,7 @@ export const createResponder = (
   // add Content-Length to it.
   const send = (status: number, content: string | Uint8Array, headers: Record<string, string>) => {
     if (bodies) return new ResponseClass(content as BodyInit, { status, headers });
-    headers['content-length'] = String(typeof content === 'string' ? encoder.encode(content).byteLength : content.byteLength);
+    headers['content-length'] = String(typeof content === 'string' ? encodeUtf8(content).byteLength : content.byteLength);
     return new ResponseClass(null, { status, headers });
   };
   const jsonText: Responder['jsonText'] = (status, text, headers) => send(status, text, withHeaders(SUCCESS, headers));

@@ -1,5 +1,5 @@
 /** @module What a route handler is given: the request, where the service lives, how to answer. */
-import type { Caller } from '../auth/bearer.js';
+import type { Caller } from '../auth/createBearerCheck.js';
 import type { Responder } from '../http/createResponder.js';
 
 /** What a route handler is given besides the request. */

@@ -1,5 +1,5 @@
 /** @module Counts calls of the deprecated operation per API key, and tells the operator once per key. */
-import type { Caller } from '../auth/bearer.js';
+import type { Caller } from '../auth/createBearerCheck.js';
 
 /** How often one key has called the deprecated getPet. */
 export interface DeprecatedUse {

@@ -1,6 +1,6 @@
 /** @module The JSON text and ETag of list pages asked for again and again, kept while their animals are the same. */
 import { LRUCache } from 'lru-cache';
-import type { EntityTagger } from '../http/entityTags.js';
+import type { EntityTagger } from '../http/createEntityTagger.js';
 import { type MaybePromise, whenReady } from '../MaybePromise.js';
 import type { Pet } from '../schemas/Pet.js';
 import type { PetTexts } from './createPetTexts.js';

@@ -5,7 +5,7 @@ import type { CatalogueParts } from '../catalogue/createCatalogue.js';
 import type { PetCreation } from '../catalogue/createPetCreation.js';
 import { parsePetId } from '../catalogue/petId.js';
 import { writeListQuery } from '../catalogue/writeListQuery.js';
-import { type EntityTagger, ifNoneMatchHolds } from '../http/entityTags.js';
+import { type EntityTagger, ifNoneMatchHolds } from '../http/createEntityTagger.js';
 import { readIdempotencyKey } from '../http/readIdempotencyKey.js';
 import { readJsonBody } from '../http/readJsonBody.js';
 import { withHeaders } from '../http/withHeaders.js';

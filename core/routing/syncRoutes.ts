@@ -1,7 +1,7 @@
 /** @module The sync endpoints: a hub leases ids, takes pushes and serves its feed; a kiosk shows its state. */
 
 import { AnimalStoreError } from '../AnimalStoreError.js';
-import { type Caller, WITHDRAWN_REMOVED } from '../auth/bearer.js';
+import { type Caller, WITHDRAWN_REMOVED } from '../auth/createBearerCheck.js';
 import type { KeyRing } from '../auth/createKeyRing.js';
 import { readJsonBody } from '../http/readJsonBody.js';
 import type { MaybePromise } from '../MaybePromise.js';

@@ -8,7 +8,7 @@ export const PUSH_MAX = 1000;
 export const PULL_LIMIT_MAX = 5000;
 export const PULL_LIMIT_DEFAULT = 1000;
 
-const LIMIT_MESSAGE = `must be a whole number from 1 to ${PULL_LIMIT_MAX} written in decimal digits`;
+const PULL_LIMIT_MESSAGE = `must be a whole number from 1 to ${PULL_LIMIT_MAX} written in decimal digits`;
 
 /** The longest a pull may wait for an animal to arrive, in seconds. */
 export const PULL_WAIT_MAX = 60;
@@ -33,7 +33,12 @@ export type SyncPush = v.InferOutput<typeof SyncPush>;
 export const SyncPullQuery = v.strictObject({
   checkpoint: v.optional(v.union([v.literal(0), PetId], 'must be a checkpoint a pull answered with (0 for the start)'), 0),
   limit: v.optional(
-    v.pipe(v.number(LIMIT_MESSAGE), v.integer(LIMIT_MESSAGE), v.minValue(1, LIMIT_MESSAGE), v.maxValue(PULL_LIMIT_MAX, LIMIT_MESSAGE)),
+    v.pipe(
+      v.number(PULL_LIMIT_MESSAGE),
+      v.integer(PULL_LIMIT_MESSAGE),
+      v.minValue(1, PULL_LIMIT_MESSAGE),
+      v.maxValue(PULL_LIMIT_MAX, PULL_LIMIT_MESSAGE),
+    ),
     PULL_LIMIT_DEFAULT,
   ),
   /** Seconds to wait for an animal when none follows the checkpoint; 0 (answer at once) by default. */

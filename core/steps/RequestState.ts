@@ -1,5 +1,5 @@
 /** @module What one request has learnt on its way through the steps: the one context they share. */
-import type { Caller } from '../auth/bearer.js';
+import type { Caller } from '../auth/createBearerCheck.js';
 import type { Responder } from '../http/createResponder.js';
 import type { RouteMatch } from '../routing/createRouter.js';
 

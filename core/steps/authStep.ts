@@ -1,5 +1,5 @@
 /** @module The step that checks the bearer key, before anything else about the request is told. */
-import type { BearerCheck } from '../auth/bearer.js';
+import type { BearerCheck } from '../auth/createBearerCheck.js';
 import { whenReady } from '../MaybePromise.js';
 import type { Step } from './composeSteps.js';
 

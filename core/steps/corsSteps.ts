@@ -1,5 +1,5 @@
 /** @module CORS as two steps: the headers every answer carries, and the preflight's own answer. */
-import type { Cors } from '../http/cors.js';
+import type { Cors } from '../http/createCors.js';
 import { withHeaders } from '../http/withHeaders.js';
 import type { Route } from '../routing/createRouter.js';
 import type { Step } from './composeSteps.js';

@@ -2,7 +2,7 @@
 
 import { AnimalStoreError } from '../AnimalStoreError.js';
 import { SCOPES } from '../auth/apiKeys.js';
-import { hasEveryScope } from '../auth/bearer.js';
+import { hasEveryScope } from '../auth/createBearerCheck.js';
 import type { Step } from './composeSteps.js';
 
 /** What each scope lets a key do, for messages. */

@@ -1,5 +1,5 @@
 /** @module What a hub has seen of each sync key since it started: the fleet view's memory. */
-import type { Caller } from '../auth/bearer.js';
+import type { Caller } from '../auth/createBearerCheck.js';
 
 /** One sync key's exchanges with this hub since it started. */
 export interface KioskActivity {

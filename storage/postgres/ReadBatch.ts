@@ -3,7 +3,7 @@
 /** The most reads one statement carries. */
 const MOST_PER_STATEMENT = 64;
 
-interface Waiting<Item, Result> {
+interface WaitingRead<Item, Result> {
   item: Item;
   resolve(result: Result): void;
   reject(error: unknown): void;
@@ -32,7 +32,7 @@ export class ReadBatch<Item, Result> {
   readonly #inFlight: number;
   readonly #wait: ReadWait;
   #running = 0;
-  #waiting: Waiting<Item, Result>[] = [];
+  #waiting: WaitingRead<Item, Result>[] = [];
 
   /**
    * @param one Reads one item (a statement of its own, prepared once).
@@ -51,7 +51,7 @@ export class ReadBatch<Item, Result> {
   read(item: Item): Promise<Result> {
     if (this.#running < this.#inFlight) return this.#track(this.#one(item));
     return new Promise<Result>((resolve, reject) => {
-      const waiting: Waiting<Item, Result> = {
+      const waiting: WaitingRead<Item, Result> = {
         item,
         resolve,
         reject,

@@ -25,7 +25,8 @@ import { toStorageError } from './toStorageError.js';
 const SCAN_CHUNK = 1000;
 
 /** The animals as the insert statement reads them (fields only, whatever else the objects hold). */
-const toJson = (pets: readonly Pet[]) => JSON.stringify(pets.map(({ id, name, categoryId, status }) => ({ id, name, categoryId, status })));
+const petsJson = (pets: readonly Pet[]) =>
+  JSON.stringify(pets.map(({ id, name, categoryId, status }) => ({ id, name, categoryId, status })));
 
 /**
  * The sync capability of a PostgreSQL storage. Every write takes the `pet_ids` row lock
@@ -119,7 +120,7 @@ export const createPostgresSync = (db: PostgresConnection, where: string, arriva
         );
         index.refuseTaken(fresh, 'sync');
         if (fresh.length > 0) {
-          await client.query(sql.insert, [toJson(fresh)]);
+          await client.query(sql.insert, [petsJson(fresh)]);
           // Sent at the commit, to every instance's waiting pulls (this one's included).
           await client.query(arrivals.notify.text, arrivals.notify.values);
         }
@@ -175,7 +176,7 @@ export const createPostgresSync = (db: PostgresConnection, where: string, arriva
     },
     insertPulled: (pets, checkpoint) =>
       write(async (client) => {
-        const { rows } = pets.length === 0 ? { rows: [] } : await client.query(sql.insert, [toJson(pets)]);
+        const { rows } = pets.length === 0 ? { rows: [] } : await client.query(sql.insert, [petsJson(pets)]);
         await client.query(sql.setCheckpoint, [checkpoint]);
         const kiosk = rows.length === 0 ? undefined : await readKiosk(rowsOf(client));
         if (kiosk !== undefined) {

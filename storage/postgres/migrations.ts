@@ -3,6 +3,8 @@
  * and in order by `migrate`. A version, once released, never changes; later needs are new
  * versions that only add (never drop or rewrite what holds animals).
  */
+
+import { epochMilliseconds } from './epochMilliseconds.js';
 import { version4 } from './jsonTextMigration.js';
 import { version3 } from './syncMigration.js';
 
@@ -17,8 +19,6 @@ export interface Migration {
 }
 
 /** Milliseconds since the epoch, as the storage port speaks of times, from a timestamptz. */
-const ms = (timestamp: string) => `(extract(epoch FROM ${timestamp}) * 1000)::bigint`;
-
 /**
  * Version 1: the animals, where their ids come from, the Idempotency-Keys, and the function
  * every create goes through.
@@ -128,10 +128,10 @@ BEGIN
   moved_on AS (
     UPDATE ${s}.pet_ids SET next_id = first_id + (SELECT count(*) FROM fresh)
   )
-  SELECT f.ordinal, f.id, f.name, f.category_id, f.status, false, f.fingerprint, ${ms('f.created_at')}, ${ms('f.expires_at')}
+  SELECT f.ordinal, f.id, f.name, f.category_id, f.status, false, f.fingerprint, ${epochMilliseconds('f.created_at')}, ${epochMilliseconds('f.expires_at')}
   FROM fresh AS f
   UNION ALL
-  SELECT o.ordinal, p.id, p.name, p.category_id, p.status, true, o.fingerprint, ${ms('o.created_at')}, ${ms('o.expires_at')}
+  SELECT o.ordinal, p.id, p.name, p.category_id, p.status, true, o.fingerprint, ${epochMilliseconds('o.created_at')}, ${epochMilliseconds('o.expires_at')}
   FROM found AS o JOIN ${s}.pets AS p ON p.id = o.pet_id
   ORDER BY 1;
 END
@@ -206,10 +206,10 @@ BEGIN
   moved_on AS (
     UPDATE ${s}.pet_ids SET next_id = first_id + (SELECT count(*) FROM fresh)
   )
-  SELECT f.ordinal, f.id, f.name, f.category_id, f.status, false, f.fingerprint, ${ms('f.created_at')}, ${ms('f.expires_at')}
+  SELECT f.ordinal, f.id, f.name, f.category_id, f.status, false, f.fingerprint, ${epochMilliseconds('f.created_at')}, ${epochMilliseconds('f.expires_at')}
   FROM fresh AS f
   UNION ALL
-  SELECT o.ordinal, p.id, p.name, p.category_id, p.status, true, o.fingerprint, ${ms('o.created_at')}, ${ms('o.expires_at')}
+  SELECT o.ordinal, p.id, p.name, p.category_id, p.status, true, o.fingerprint, ${epochMilliseconds('o.created_at')}, ${epochMilliseconds('o.expires_at')}
   FROM found AS o JOIN ${s}.pets AS p ON p.id = o.pet_id
   ORDER BY 1;
 END

@@ -4,6 +4,7 @@ import type { Pet } from '../../core/schemas/Pet.js';
 import type { PetContentStore } from '../PetContent.js';
 import { TargetNotEmptyError } from '../PetContent.js';
 import { connectPostgres, describeConnectionString, type PostgresOptions } from './connectPostgres.js';
+import { epochMilliseconds } from './epochMilliseconds.js';
 import { inTransaction } from './inTransaction.js';
 import { toPet } from './toPet.js';
 
@@ -11,7 +12,7 @@ import { toPet } from './toPet.js';
 const CHUNK = 10_000;
 
 /** Milliseconds since the epoch, from a timestamptz. */
-const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::bigint AS ${column}`;
+const millisecondsColumn = (column: string) => `${epochMilliseconds(column)} AS ${column}`;
 
 /**
  * The schema the options name (created or migrated like the storage's), to copy from or
@@ -35,7 +36,7 @@ export const openPostgresContent = async (options: PostgresOptions): Promise<Pet
       inTransaction(db.pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (client) => {
         const { rows: counter } = await client.query(`SELECT next_id FROM ${s}.pet_ids`);
         const { rows: keys } = await client.query(
-          `SELECT scope, key, fingerprint, pet_id, ${ms('created_at')}, ${ms('expires_at')}
+          `SELECT scope, key, fingerprint, pet_id, ${millisecondsColumn('created_at')}, ${millisecondsColumn('expires_at')}
            FROM ${s}.idempotency_keys ORDER BY pet_id, scope, key`,
         );
         async function* pets(): AsyncGenerator<readonly Pet[]> {

@@ -45,7 +45,7 @@ interface Entry {
 }
 
 /** An entry as `create_pets` reads it. */
-const toJson = ({ newPet: { name, categoryId, status }, key }: Entry) =>
+const entryJson = ({ newPet: { name, categoryId, status }, key }: Entry) =>
   key === undefined
     ? { name, categoryId, status }
     : {
@@ -109,7 +109,7 @@ export const openPostgresStorage = async (options: PostgresStorageOptions): Prom
     });
     let rows: Record<string, unknown>[];
     try {
-      ({ rows } = await db.query(sql.create, [JSON.stringify(sent.map(toJson))]));
+      ({ rows } = await db.query(sql.create, [JSON.stringify(sent.map(entryJson))]));
     } catch (error) {
       throw toStorageError(error, 'create');
     }

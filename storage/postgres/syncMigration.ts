@@ -2,11 +2,11 @@
  * @module Version 3 of the schema: what sync needs (arrival order, the hub's leases, the
  * kiosk's state), added in place to a version-2 schema without losing or rewriting an animal's fields.
  */
+
+import { epochMilliseconds } from './epochMilliseconds.js';
 import type { Migration } from './migrations.js';
 
 /** Milliseconds since the epoch, as the storage port speaks of times, from a timestamptz. */
-const ms = (timestamp: string) => `(extract(epoch FROM ${timestamp}) * 1000)::bigint`;
-
 /** The SQLSTATE `create_pets` raises when a kiosk has no leased id left for a batch (see `toStorageError`). */
 export const NO_KIOSK_IDS = 'AS503';
 
@@ -159,10 +159,10 @@ BEGIN
     ON CONFLICT (scope, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, pet_id = EXCLUDED.pet_id,
       created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
   )
-  SELECT f.ordinal, f.id, f.name, f.category_id, f.status, false, f.fingerprint, ${ms('f.created_at')}, ${ms('f.expires_at')}
+  SELECT f.ordinal, f.id, f.name, f.category_id, f.status, false, f.fingerprint, ${epochMilliseconds('f.created_at')}, ${epochMilliseconds('f.expires_at')}
   FROM fresh AS f
   UNION ALL
-  SELECT o.ordinal, p.id, p.name, p.category_id, p.status, true, o.fingerprint, ${ms('o.created_at')}, ${ms('o.expires_at')}
+  SELECT o.ordinal, p.id, p.name, p.category_id, p.status, true, o.fingerprint, ${epochMilliseconds('o.created_at')}, ${epochMilliseconds('o.expires_at')}
   FROM found AS o JOIN ${s}.pets AS p ON p.id = o.pet_id
   ORDER BY 1;
 END

@@ -100,7 +100,7 @@ export const animalError = (status: number, message: string, extra?: Record<stri
 export const created = (text: string, id: number): ReferenceAnswer => success(201, text, { location: `${BASE}/pets/${id}` });
 
 /**
- * Page cursors as our service seals them (core/catalogue/cursor.ts, with its default
+ * Page cursors as our service seals them (core/catalogue/createCursorCodec.ts, with its default
  * secret): `base64url(payload).base64url(SHA-256(secret NUL payload)[0..12])`, the last
  * 1,024 made kept, since the same few are asked for again and again.
  */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createCursorCodec } from '../../core/catalogue/cursor.js';
+import { createCursorCodec } from '../../core/catalogue/createCursorCodec.js';
 import { webCryptoSha256 } from '../../core/digest.js';
 import { PET_STATUSES } from '../../core/index.js';
 

@@ -1,11 +1,11 @@
 /** @module Where the kiosk's worker keeps its key: a small IndexedDB database of its own, on the device only. */
 import { committed, requestResult } from '../../../storage/indexedDb/idbRequests.js';
 
-const DATABASE = 'animal-store-kiosk-settings';
+const SETTINGS_DATABASE = 'animal-store-kiosk-settings';
 const STORE = 'settings';
 
 const open = (): Promise<IDBDatabase> => {
-  const request = indexedDB.open(DATABASE, 1);
+  const request = indexedDB.open(SETTINGS_DATABASE, 1);
   request.onupgradeneeded = () => request.result.createObjectStore(STORE);
   return requestResult(request);
 };

@@ -2,8 +2,7 @@
  * @module The kiosk's worker script (bundled to dist/browser/kiosk/worker.js): the hub's
  * base path comes in the script's URL, as the kiosk page registers it.
  */
-import type { WorkerScope } from '../WorkerScope.js';
+import { currentWorkerScope } from '../WorkerScope.js';
 import { serveKiosk } from './serveKiosk.js';
 
-const scope = globalThis as unknown as WorkerScope;
-serveKiosk(scope, new URL(scope.location.href).searchParams.get('hub') ?? '/v1');
+serveKiosk(currentWorkerScope(), new URL(currentWorkerScope().location.href).searchParams.get('hub') ?? '/v1');

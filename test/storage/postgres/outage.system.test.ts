@@ -82,6 +82,10 @@ describe('PostgreSQL storage when the database fails', () => {
       await openPostgresStorage({ connectionString: url, schema: database.freshSchema(), queryTimeout: 1000, connectionTimeout: 800 }),
     );
     await storage.create(rex);
+    // The create's NOTIFY to other instances' waiting pulls goes out just after it, on a
+    // connection of its own: let it finish, so the frozen network catches the next create's
+    // statement in flight rather than that notification.
+    await new Promise((resolve) => setTimeout(resolve, 300));
 
     proxy.freeze();
     const create = await settle(() => storage.create({ ...rex, name: 'Unconfirmed' }));

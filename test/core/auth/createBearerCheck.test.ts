@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { AnimalStoreError } from '../../../core/AnimalStoreError.js';
-import { type BearerCheck, type Caller, createBearerCheck } from '../../../core/auth/bearer.js';
+import { type BearerCheck, type Caller, createBearerCheck } from '../../../core/auth/createBearerCheck.js';
 import { type Sha256, webCryptoSha256 } from '../../../core/digest.js';
 
 // Node's hash answers at once, as the server's does; Web Crypto answers later, as on other runtimes.

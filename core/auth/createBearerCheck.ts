@@ -71,7 +71,7 @@ const NO_KEYS: readonly KnownKey[] = [];
  * what the lookup's timing could reveal is a SHA-256 digest of the guess, which tells
  * nothing about any key, and the cost no longer grows with the number of keys.
  */
-const callerOf = (presented: Uint8Array, keys: KnownKeys): Caller => {
+const callerOfDigest = (presented: Uint8Array, keys: KnownKeys): Caller => {
   const candidates = keys.get(bucketOf(presented)) ?? NO_KEYS;
   let found: KnownKey | undefined;
   if (candidates.length === 0) equalInConstantTime(presented, NO_DIGEST);
@@ -217,8 +217,8 @@ export const indexBearerCheck = (
       );
     }
     const presented = sha256Text(sha256, match[1]!);
-    if (known !== undefined && !(presented instanceof Promise)) return callerOf(presented, known);
-    return Promise.all([presented, knowing]).then(([digest, keys]) => callerOf(digest, keys));
+    if (known !== undefined && !(presented instanceof Promise)) return callerOfDigest(presented, known);
+    return Promise.all([presented, knowing]).then(([digest, keys]) => callerOfDigest(digest, keys));
   };
   return { check, known: knowing };
 };

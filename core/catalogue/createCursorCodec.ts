@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { AnimalStoreError } from '../AnimalStoreError.js';
 import { fromBase64Url, toBase64Url } from '../base64url.js';
 import { equalInConstantTime, type Sha256, sha256Text } from '../digest.js';
+import { encodeUtf8 } from '../encodeUtf8.js';
 import { type MaybePromise, whenReady } from '../MaybePromise.js';
 import { PET_STATUSES, type PetStatus } from '../schemas/PetStatus.js';
 
@@ -22,7 +23,6 @@ export interface CursorCodec {
   decode(cursor: string, status: PetStatus | undefined): MaybePromise<CursorPosition>;
 }
 
-const encoder = new TextEncoder();
 const SEAL_BYTES = 12;
 /** How many cursors are kept each way: a walk of pages, and the first pages of each filter, fit. */
 const CURSORS_KEPT = 1024;
@@ -57,7 +57,7 @@ export const createCursorCodec = (secret: string, sha256: Sha256): CursorCodec =
       return (
         made.get(payload) ??
         whenReady(seal(payload), (sealed) => {
-          const cursor = `${toBase64Url(encoder.encode(payload))}.${toBase64Url(sealed)}`;
+          const cursor = `${toBase64Url(encodeUtf8(payload))}.${toBase64Url(sealed)}`;
           made.set(payload, cursor);
           known.set(cursor, Object.freeze({ after, status }));
           return cursor;
