@@ -3,8 +3,7 @@
  * JSON data file), beside the in-memory one.
  */
 export { createMemoryStorage, type MemoryStorage, type MemoryStorageOptions } from '../storage/createMemoryStorage.js';
-// From its own file: the folder's entry also names lowdb's (ESM-only) types, which CommonJS declarations cannot.
-export { DataFileError, DataFileLockedError, type DataFileOwner } from '../storage/durableFile/DataFileError.js';
+export { DataFileError, DataFileLockedError, type DataFileOwner } from '../storage/durableFile/index.js';
 export type { CommitObserver, CommitReport } from '../storage/GroupCommit.js';
 export { type JsonFileStorage, type JsonFileStorageOptions, openJsonFileStorage } from '../storage/jsonFile/openJsonFileStorage.js';
 export { createPrometheusMetrics, MissingMetricsLibraryError, type PrometheusMetrics } from './node/createPrometheusMetrics.js';

@@ -50,8 +50,15 @@ for (const [name, entry] of Object.entries(manifest.exports)) {
   await writeFile(cjs, commonJsEntry(`./${basename(esm)}`));
 }
 
+/**
+ * A type-only import of an ES-module-only package (lowdb) from a CommonJS declaration must
+ * say it resolves as an import (TS1541); the ES module declarations need nothing.
+ */
+const ESM_ONLY_TYPE_IMPORT = /^(import type \{[^}]*\} from '(?:lowdb)');$/gm;
+
 for (const file of await readdir(dist, { recursive: true })) {
   if (!file.endsWith('.d.ts')) continue;
   const source = await readFile(join(dist, file), 'utf8');
-  await writeFile(join(dist, file.replace(/\.d\.ts$/, '.d.cts')), source.replace(RELATIVE_JS, '$1$2$3.cjs$2'));
+  const commonJs = source.replace(RELATIVE_JS, '$1$2$3.cjs$2').replace(ESM_ONLY_TYPE_IMPORT, "$1 with { 'resolution-mode': 'import' };");
+  await writeFile(join(dist, file.replace(/\.d\.ts$/, '.d.cts')), commonJs);
 }
