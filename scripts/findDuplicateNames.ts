@@ -12,15 +12,8 @@ import ts from 'typescript';
 /** The folders whose names must be unique, relative to the repository. */
 export const CHECKED_FOLDERS = ['core', 'storage', 'adapters'];
 
-/**
- * Names left defined twice, each with why: both files are in storage/jsonFile/, which the
- * JSON file's restructuring (issue 30, the journal) is moving to storage/durableFile/; they
- * are renamed with it rather than under it.
- */
-export const KNOWN_DUPLICATES: Readonly<Record<string, string>> = {
-  problemOf: 'storage/jsonFile/checkPetFile.ts and fileProblems.ts: left to the storage/jsonFile restructuring (issue 30)',
-  realPathOf: 'storage/jsonFile/openJsonFileStorage.ts and openPetFileContent.ts: left to the storage/jsonFile restructuring (issue 30)',
-};
+/** Names left defined twice, each with why (none now: each was made one helper or given two names). */
+export const KNOWN_DUPLICATES: Readonly<Record<string, string>> = {};
 
 /** The names a file defines at its top level: constants and variables, functions, classes, interfaces, types and enums (not imports). */
 export const topLevelNames = (file: string, text: string): string[] => {

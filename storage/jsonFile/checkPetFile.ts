@@ -37,7 +37,7 @@ const pathOf = (prefix: string, issue: v.BaseIssue<unknown>): string =>
   );
 
 /** One problem for an issue: valibot's own words for missing and unknown fields speak of keys, not animals. */
-const problemOf = (prefix: string, issue: v.BaseIssue<unknown>): PetFileProblem => {
+const problemOfIssue = (prefix: string, issue: v.BaseIssue<unknown>): PetFileProblem => {
   const path = pathOf(prefix, issue) || 'the file';
   if (issue.kind === 'schema' && issue.type.endsWith('object') && issue.path?.length) {
     if (issue.expected === 'never') return { path, message: 'is not a known field' };
@@ -57,7 +57,7 @@ const petProblem = (pet: unknown, position: number): PetFileProblem => {
     return { path: `pets[${position}]`, message: `must be an object with id, name, categoryId and status, not ${kindOf(pet)}` };
   }
   const result = v.safeParse(Pet, pet, { abortEarly: true });
-  if (!result.success) return problemOf(`pets[${position}]`, result.issues[0]);
+  if (!result.success) return problemOfIssue(`pets[${position}]`, result.issues[0]);
   const stray = Object.keys(pet as object).find((key) => !Object.hasOwn(Pet.entries, key)) ?? 'an unknown key';
   return { path: `pets[${position}].${stray}`, message: 'is not a known field' };
 };
@@ -70,7 +70,7 @@ const keysProblem = (format: 1 | 2, keys: unknown[] | undefined): PetFileProblem
   for (const [position, key] of keys.entries()) {
     if (quickIsKey(key)) continue;
     const result = v.safeParse(IdempotencyKeyInFile, key, { abortEarly: true });
-    if (!result.success) return problemOf(`idempotencyKeys[${position}]`, result.issues[0]);
+    if (!result.success) return problemOfIssue(`idempotencyKeys[${position}]`, result.issues[0]);
   }
   return undefined;
 };
@@ -94,7 +94,7 @@ export const checkPetFile = (value: unknown): { data: PetFileData } | { problem:
   const { pets: givenPets, idempotencyKeys: givenKeys } = value as Record<string, unknown>;
   const shallow = { ...value, ...(Array.isArray(givenPets) && { pets: [] }), ...(Array.isArray(givenKeys) && { idempotencyKeys: [] }) };
   const header = v.safeParse(PetFileHeader, shallow, { abortEarly: true });
-  if (!header.success) return { problem: problemOf('', header.issues[0]) };
+  if (!header.success) return { problem: problemOfIssue('', header.issues[0]) };
   const { format, nextId } = header.output;
   const pets = givenPets as unknown[];
   const idempotencyKeys = givenKeys as unknown[] | undefined;

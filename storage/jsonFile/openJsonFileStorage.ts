@@ -11,6 +11,7 @@ import {
   findDanglingLink,
   folderFailureReason,
   nodeFileSystem,
+  realPathOf,
   watchDataFile,
 } from '../durableFile/index.js';
 import { type CommitObserver, GroupCommit } from '../GroupCommit.js';
@@ -41,18 +42,6 @@ export interface JsonFileStorage extends PetStorage {
   /** Sync as a hub or a kiosk, kept in the data file. */
   sync: SyncStorage;
 }
-
-/**
- * The file's real path: the path written to, so a symlinked data file stays a symlink to a
- * file that is kept current. (The lock is on the file itself, whatever its name.)
- */
-const realPathOf = async (fs: FileSystem, file: string): Promise<string> => {
-  try {
-    return await fs.realpath(file);
-  } catch {
-    return path.join(await fs.realpath(path.dirname(file)), path.basename(file));
-  }
-};
 
 /**
  * Opens (or creates, mode 0600) a JSON data file as a storage, taking ownership of it: until

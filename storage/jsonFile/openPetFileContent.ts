@@ -2,7 +2,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Pet } from '../../core/schemas/Pet.js';
-import { createFolderDurably, DataFileError, DurableTextFile, nodeFileSystem, readJournal } from '../durableFile/index.js';
+import { createFolderDurably, DataFileError, DurableTextFile, nodeFileSystem, readJournal, realPathOf } from '../durableFile/index.js';
 import { inChunks, type PetContentStore, TargetNotEmptyError } from '../PetContent.js';
 import { checkPetFile } from './checkPetFile.js';
 import { replayPetChanges } from './PetChange.js';
@@ -10,15 +10,6 @@ import { toPetFileContent } from './PetFileContent.js';
 import { PET_FILE_FORMAT, type PetFileData } from './PetFileData.js';
 import { PetFileSerializer } from './PetFileSerializer.js';
 import { parsePetFile } from './parsePetFile.js';
-
-/** The file's real path (symlinks resolved), also when the file does not exist yet. */
-const realPathOf = async (file: string): Promise<string> => {
-  try {
-    return await fs.realpath(file);
-  } catch {
-    return path.join(await fs.realpath(path.dirname(file)), path.basename(file));
-  }
-};
 
 /** The file's data with its journal's changes, as a server opening it would see it. */
 const withChanges = (data: PetFileData, changes: readonly string[], name: string): PetFileData => {
@@ -47,7 +38,7 @@ export const openPetFileContent = (given: string): PetContentStore => {
     let changes: string[];
     try {
       content = await fs.readFile(file, 'utf8');
-      changes = await readJournal(nodeFileSystem, await realPathOf(file));
+      changes = await readJournal(nodeFileSystem, await realPathOf(nodeFileSystem, file));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw new DataFileError(file, `The data file ${file} cannot be read: ${(error as Error).message}.`, { cause: error });
@@ -65,7 +56,7 @@ export const openPetFileContent = (given: string): PetContentStore => {
     async write(content, { replace }) {
       await createFolderDurably(file, nodeFileSystem);
       const serializer = new PetFileSerializer();
-      const durable = await DurableTextFile.take(await realPathOf(file), {
+      const durable = await DurableTextFile.take(await realPathOf(nodeFileSystem, file), {
         name: file,
         fs: nodeFileSystem,
         initial: () => serializer.serialize({ format: PET_FILE_FORMAT, nextId: 1, pets: [], idempotencyKeys: [] }),
