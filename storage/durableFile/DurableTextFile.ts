@@ -183,14 +183,16 @@ export class DurableTextFile {
     this.#version = versionOf(stats);
     this.#ownership = ownershipOf(stats);
     if (previous !== this.#opened) await previous.close().catch(() => {});
-    if (this.#opened && this.#opened !== handle) {
-      const links = await this.#opened.stat().then(
+    // Held in a constant: release() may clear #opened (and close it) while stat() is awaited.
+    const opened = this.#opened;
+    if (opened && opened !== handle) {
+      const links = await opened.stat().then(
         ({ nlink }) => nlink,
         () => 0,
       );
-      if (links === 0) {
-        await this.#opened.close().catch(() => {});
+      if (links === 0 && this.#opened === opened) {
         this.#opened = undefined;
+        await opened.close().catch(() => {});
       }
     }
   }
