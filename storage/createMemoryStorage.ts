@@ -11,18 +11,17 @@ import { PetIndex } from './PetIndex.js';
 import { LeaseUse } from './sync/LeaseUse.js';
 import {
   addKioskBlock,
+  addLease,
   checkKioskBlock,
   checkPush,
   countUnpushed,
   findUnpushed,
   heldInRange,
   joinedKiosk,
-  leaseStart,
   markKioskPushed,
-  refuseAtKiosk,
   type SyncState,
-  skipPulledOwnIds,
   takeKioskId,
+  takePulled,
 } from './sync/syncState.js';
 
 /** A memory storage, which can also be emptied (between tests, say). */
@@ -129,18 +128,12 @@ export const createMemoryStorage = (
     },
     sync: {
       async lease(scope, size) {
-        refuseAtKiosk(sync, 'lease');
-        leaseUse.refuseBeyondBound(sync.leases, index, scope);
-        const first = leaseStart(nextId, index.lastId, sync.leases);
-        const lease = { scope, first, last: first + size - 1 };
-        sync.leases.push(lease);
-        nextId = lease.last + 1;
-        return { first: lease.first, last: lease.last };
+        const block = addLease(sync, leaseUse, index, nextId, scope, size);
+        nextId = block.last + 1;
+        return block;
       },
       async store(scope, pushed) {
-        refuseAtKiosk(sync, 'push');
-        const fresh = checkPush(sync.leases, scope, index, pushed);
-        index.refuseTaken(fresh, 'sync');
+        const fresh = checkPush(sync, scope, index, pushed);
         makeRoom(fresh.length);
         for (const pet of fresh) index.add(pet);
         nextId = Math.max(nextId, index.lastId + 1);
@@ -172,20 +165,14 @@ export const createMemoryStorage = (
         if (sync.kiosk) markKioskPushed(sync.kiosk, index, through);
       },
       async insertPulled(pulled, checkpoint) {
-        const fresh = new Map<number, Pet>();
-        for (const { id, name, categoryId, status } of pulled) {
-          if (!index.has(id) && !fresh.has(id)) fresh.set(id, { id, name, categoryId, status });
-        }
-        const pets = [...fresh.values()];
-        index.refuseTaken(pets, 'sync');
+        // A copy, kept only once the animals are: a full store refuses them after the checks.
+        const kiosk = sync.kiosk && structuredClone(sync.kiosk);
+        const pets = takePulled(kiosk, index, pulled, checkpoint);
         makeRoom(pets.length);
         for (const pet of pets) index.add(pet);
-        if (sync.kiosk) {
-          skipPulledOwnIds(sync.kiosk, pets);
-          sync.kiosk.checkpoint = checkpoint;
-        }
+        if (kiosk) sync.kiosk = kiosk;
         if (pets.length > 0) arrivals.notify();
-        return fresh.size;
+        return pets.length;
       },
     },
     clear() {

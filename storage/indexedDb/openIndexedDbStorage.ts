@@ -14,6 +14,7 @@ import { PetIndex } from '../PetIndex.js';
 import { LeaseUse } from '../sync/LeaseUse.js';
 import {
   addKioskBlock,
+  addLease,
   checkKioskBlock,
   checkPush,
   copySyncState,
@@ -21,12 +22,10 @@ import {
   findUnpushed,
   heldInRange,
   joinedKiosk,
-  leaseStart,
   markKioskPushed,
-  refuseAtKiosk,
   type SyncState,
-  skipPulledOwnIds,
   takeKioskId,
+  takePulled,
 } from '../sync/syncState.js';
 import { holdDatabaseLock } from './holdDatabaseLock.js';
 import { ALL_STORES, createLayout, KEYS, LAYOUT_VERSION, META, PETS } from './IndexedDbLayout.js';
@@ -220,20 +219,14 @@ export const openIndexedDbStorage = async ({
     sync: {
       lease: (scope, size) =>
         serially(async () => {
-          refuseAtKiosk(sync, 'lease');
-          leaseUse.refuseBeyondBound(sync.leases, index, scope);
           const next = copySyncState(sync);
-          const first = leaseStart(nextId, index.lastId, sync.leases);
-          const lease = { scope, first, last: first + size - 1 };
-          next.leases.push(lease);
-          await commit({ sync: next, nextId: lease.last + 1 });
-          return { first: lease.first, last: lease.last };
+          const block = addLease(next, leaseUse, index, nextId, scope, size);
+          await commit({ sync: next, nextId: block.last + 1 });
+          return block;
         }),
       store: (scope, pushed) =>
         serially(async () => {
-          refuseAtKiosk(sync, 'push');
-          const fresh = checkPush(sync.leases, scope, index, pushed);
-          index.refuseTaken(fresh, 'sync');
+          const fresh = checkPush(sync, scope, index, pushed);
           const highest = fresh.reduce((high, pet) => Math.max(high, pet.id), index.lastId);
           if (fresh.length > 0) await commit({ pets: fresh, nextId: Math.max(nextId, highest + 1) });
           return { stored: fresh.length, present: pushed.length - fresh.length };
@@ -267,19 +260,10 @@ export const openIndexedDbStorage = async ({
         }),
       insertPulled: (pulled, checkpoint) =>
         serially(async () => {
-          const fresh = new Map<number, Pet>();
-          for (const { id, name, categoryId, status } of pulled) {
-            if (!index.has(id) && !fresh.has(id)) fresh.set(id, { id, name, categoryId, status });
-          }
-          const pets = [...fresh.values()];
-          index.refuseTaken(pets, 'sync');
           const next = copySyncState(sync);
-          if (next.kiosk) {
-            skipPulledOwnIds(next.kiosk, pets);
-            next.kiosk.checkpoint = checkpoint;
-          }
+          const pets = takePulled(next.kiosk, index, pulled, checkpoint);
           await commit({ pets, sync: next });
-          return fresh.size;
+          return pets.length;
         }),
     },
     reset: (pets = seed) => serially(() => replaceAll(pets)),

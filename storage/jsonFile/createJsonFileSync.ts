@@ -1,11 +1,11 @@
 /** @module The JSON-file storage's sync capability: each change one durable write of the data file. */
-import type { Pet } from '../../core/schemas/Pet.js';
 import type { Arrivals } from '../../core/sync/createArrivals.js';
 import type { SyncStorage } from '../../core/sync/SyncStorage.js';
 import type { PetIndex } from '../PetIndex.js';
 import { LeaseUse } from '../sync/LeaseUse.js';
 import {
   addKioskBlock,
+  addLease,
   checkKioskBlock,
   checkPush,
   copySyncState,
@@ -13,10 +13,8 @@ import {
   findUnpushed,
   heldInRange,
   joinedKiosk,
-  leaseStart,
   markKioskPushed,
-  refuseAtKiosk,
-  skipPulledOwnIds,
+  takePulled,
 } from '../sync/syncState.js';
 import type { PetFile } from './PetFile.js';
 
@@ -37,21 +35,15 @@ export const createJsonFileSync = (petFile: PetFile, index: () => PetIndex, name
     async lease(scope, size) {
       await petFile.refresh();
       return petFile.update((data) => {
-        refuseAtKiosk(data.sync, 'lease');
-        leaseUse.refuseBeyondBound(data.sync.leases, index(), scope);
-        const first = leaseStart(data.nextId, index().lastId, data.sync.leases);
-        const lease = { scope, first, last: first + size - 1 };
-        data.sync.leases.push(lease);
-        data.nextId = lease.last + 1;
-        return { first, last: lease.last };
+        const block = addLease(data.sync, leaseUse, index(), data.nextId, scope, size);
+        data.nextId = block.last + 1;
+        return block;
       });
     },
     async store(scope, pushed) {
       await petFile.refresh();
       return petFile.update((data) => {
-        refuseAtKiosk(data.sync, 'push');
-        const fresh = checkPush(data.sync.leases, scope, index(), pushed);
-        index().refuseTaken(fresh, 'sync');
+        const fresh = checkPush(data.sync, scope, index(), pushed);
         data.pets.push(...fresh);
         return { stored: fresh.length, present: pushed.length - fresh.length };
       });
@@ -92,21 +84,9 @@ export const createJsonFileSync = (petFile: PetFile, index: () => PetIndex, name
     },
     async insertPulled(pulled, checkpoint) {
       return petFile.update((data) => {
-        const held = index();
-        const seen = new Set<number>();
-        const fresh: Pet[] = [];
-        for (const { id, name: petName, categoryId, status } of pulled) {
-          if (held.has(id) || seen.has(id)) continue;
-          seen.add(id);
-          fresh.push({ id, name: petName, categoryId, status });
-        }
-        held.refuseTaken(fresh, 'sync');
+        const fresh = takePulled(data.sync.kiosk, index(), pulled, checkpoint);
         data.pets.push(...fresh);
         data.nextId = Math.max(data.nextId, ...fresh.map(({ id }) => id + 1));
-        if (data.sync.kiosk) {
-          skipPulledOwnIds(data.sync.kiosk, fresh);
-          data.sync.kiosk.checkpoint = checkpoint;
-        }
         return fresh.length;
       });
     },

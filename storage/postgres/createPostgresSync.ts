@@ -112,13 +112,9 @@ export const createPostgresSync = (db: PostgresConnection, where: string, arriva
         const { rows: leases } = await client.query(sql.leasesFor, [scope, ids]);
         const { rows: held } = await client.query(sql.held, [ids]);
         const index = new PetIndex(held.map(toPet));
-        const fresh = checkPush(
-          leases.map((lease) => ({ scope, first: Number(lease.first_id), last: Number(lease.last_id) })),
-          scope,
-          index,
-          pets,
-        );
-        index.refuseTaken(fresh, 'sync');
+        // The kiosk was refused above, so the state holds only the key's leases.
+        const own = leases.map((lease) => ({ scope, first: Number(lease.first_id), last: Number(lease.last_id) }));
+        const fresh = checkPush({ leases: own }, scope, index, pets);
         if (fresh.length > 0) {
           await client.query(sql.insert, [petsJson(fresh)]);
           // Sent at the commit, to every instance's waiting pulls (this one's included).

@@ -1,8 +1,9 @@
-/** @module The sync part of a catalogue's content, and the rules that change it, shared by the memory and JSON-file storages. */
+/** @module The sync part of a catalogue's content, and the rules that change it, shared by the memory, JSON-file and IndexedDB storages (PostgreSQL's in part). */
 import { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import type { Pet } from '../../core/schemas/Pet.js';
 import { type IdBlock, type KioskState, SyncJoinError } from '../../core/sync/SyncStorage.js';
 import type { PetIndex } from '../PetIndex.js';
+import type { LeaseUse } from './LeaseUse.js';
 
 /** A block of ids a hub leased to one sync key. */
 export interface Lease extends IdBlock {
@@ -48,9 +49,28 @@ export const refuseAtKiosk = (sync: SyncState | undefined, what: 'lease' | 'push
 export const leaseStart = (nextId: number, highestId: number, leases: readonly IdBlock[]): number =>
   Math.max(nextId, highestId + 1, ...leases.map(({ last }) => last + 1));
 
-/** The animals of a push that are new here, or the reason the whole push is refused. */
-export const checkPush = (leases: readonly Lease[], scope: string, index: PetIndex, pets: readonly Pet[]): Pet[] => {
-  const own = leases.filter((lease) => lease.scope === scope);
+/**
+ * A hub's lease of the next `size` ids to `scope`, recorded in `sync.leases`; refused at a
+ * kiosk, and for a key that holds too many unused blocks (`use`). It starts above every id
+ * held in `index`, given (`nextId`) or leased. The caller moves its `nextId` past the block.
+ */
+export const addLease = (sync: SyncState, use: LeaseUse, index: PetIndex, nextId: number, scope: string, size: number): IdBlock => {
+  refuseAtKiosk(sync, 'lease');
+  use.refuseBeyondBound(sync.leases, index, scope);
+  const first = leaseStart(nextId, index.lastId, sync.leases);
+  const last = first + size - 1;
+  sync.leases.push({ scope, first, last });
+  return { first, last };
+};
+
+/**
+ * The animals of a push that are new here (each once, fields only), or the reason the whole
+ * push is refused: at a kiosk, for an id not leased to `scope` in `sync.leases`, for an
+ * animal held already with other fields, for an id held by another animal (`index`).
+ */
+export const checkPush = (sync: SyncState, scope: string, index: PetIndex, pets: readonly Pet[]): Pet[] => {
+  refuseAtKiosk(sync, 'push');
+  const own = sync.leases.filter((lease) => lease.scope === scope);
   const fresh: Pet[] = [];
   const seen = new Set<number>();
   for (const pet of pets) {
@@ -71,6 +91,7 @@ export const checkPush = (leases: readonly Lease[], scope: string, index: PetInd
       );
     }
   }
+  index.refuseTaken(fresh, 'sync');
   return fresh;
 };
 
@@ -134,6 +155,26 @@ export const skipPulledOwnIds = (kiosk: KioskState, pulled: readonly { id: numbe
     kiosk.nextId = id;
     takeKioskId(kiosk);
   }
+};
+
+/**
+ * The pulled animals new here (each id once, fields only), refused whole if one would take an
+ * id held by another animal; then `kiosk` (if this is one) moves past its own ids among them
+ * and records `checkpoint`. A storage that can refuse the animals afterwards (a full memory)
+ * passes a copy of its kiosk and keeps it once they are stored.
+ */
+export const takePulled = (kiosk: KioskState | undefined, index: PetIndex, pulled: readonly Pet[], checkpoint: number): Pet[] => {
+  const fresh = new Map<number, Pet>();
+  for (const { id, name, categoryId, status } of pulled) {
+    if (!index.has(id) && !fresh.has(id)) fresh.set(id, { id, name, categoryId, status });
+  }
+  const pets = [...fresh.values()];
+  index.refuseTaken(pets, 'sync');
+  if (kiosk) {
+    skipPulledOwnIds(kiosk, pets);
+    kiosk.checkpoint = checkpoint;
+  }
+  return pets;
 };
 
 /** Keeps a block leased to this kiosk; it gives ids from it once the blocks before run out (a repeat changes nothing). */
