@@ -12,11 +12,9 @@ import { LeaseUse } from './sync/LeaseUse.js';
 import {
   addKioskBlock,
   addLease,
-  checkKioskBlock,
   checkPush,
   countUnpushed,
   findUnpushed,
-  heldInRange,
   joinedKiosk,
   markKioskPushed,
   type SyncState,
@@ -152,17 +150,16 @@ export const createMemoryStorage = (
         return structuredClone(sync.kiosk);
       },
       async addBlock(block) {
-        const { kiosk } = sync;
-        if (kiosk && !checkKioskBlock(kiosk, block, (first, last) => heldInRange(index, first, last))) addKioskBlock(kiosk, block);
+        if (sync.kiosk) addKioskBlock(sync.kiosk, block, index);
       },
       async unpushed(limit) {
-        return sync.kiosk ? findUnpushed(sync.kiosk, index, limit) : { pets: [], through: 0 };
+        return findUnpushed(sync.kiosk, index, limit);
       },
       async waiting() {
-        return sync.kiosk ? countUnpushed(sync.kiosk, index) : 0;
+        return countUnpushed(sync.kiosk, index);
       },
       async markPushed(through) {
-        if (sync.kiosk) markKioskPushed(sync.kiosk, index, through);
+        markKioskPushed(sync.kiosk, index, through);
       },
       async insertPulled(pulled, checkpoint) {
         // A copy, kept only once the animals are: a full store refuses them after the checks.

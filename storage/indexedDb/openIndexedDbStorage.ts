@@ -15,12 +15,10 @@ import { LeaseUse } from '../sync/LeaseUse.js';
 import {
   addKioskBlock,
   addLease,
-  checkKioskBlock,
   checkPush,
   copySyncState,
   countUnpushed,
   findUnpushed,
-  heldInRange,
   joinedKiosk,
   markKioskPushed,
   type SyncState,
@@ -244,19 +242,16 @@ export const openIndexedDbStorage = async ({
       addBlock: (block) =>
         serially(async () => {
           if (!sync.kiosk) return;
-          if (checkKioskBlock(sync.kiosk, block, (first, last) => heldInRange(index, first, last))) return;
           const next = copySyncState(sync);
-          addKioskBlock(next.kiosk!, block);
-          await commit({ sync: next });
+          if (addKioskBlock(next.kiosk!, block, index)) await commit({ sync: next });
         }),
-      unpushed: async (limit) => (sync.kiosk ? findUnpushed(sync.kiosk, index, limit) : { pets: [], through: 0 }),
-      waiting: async () => (sync.kiosk ? countUnpushed(sync.kiosk, index) : 0),
+      unpushed: async (limit) => findUnpushed(sync.kiosk, index, limit),
+      waiting: async () => countUnpushed(sync.kiosk, index),
       markPushed: (through) =>
         serially(async () => {
           if (!sync.kiosk) return;
           const next = copySyncState(sync);
-          markKioskPushed(next.kiosk!, index, through);
-          if (next.kiosk!.pushedThrough !== sync.kiosk.pushedThrough) await commit({ sync: next });
+          if (markKioskPushed(next.kiosk, index, through)) await commit({ sync: next });
         }),
       insertPulled: (pulled, checkpoint) =>
         serially(async () => {

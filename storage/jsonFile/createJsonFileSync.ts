@@ -6,12 +6,10 @@ import { LeaseUse } from '../sync/LeaseUse.js';
 import {
   addKioskBlock,
   addLease,
-  checkKioskBlock,
   checkPush,
   copySyncState,
   countUnpushed,
   findUnpushed,
-  heldInRange,
   joinedKiosk,
   markKioskPushed,
   takePulled,
@@ -65,21 +63,18 @@ export const createJsonFileSync = (petFile: PetFile, index: () => PetIndex, name
     },
     async addBlock(block) {
       await petFile.update((data) => {
-        const { kiosk } = data.sync;
-        if (kiosk && !checkKioskBlock(kiosk, block, (first, last) => heldInRange(index(), first, last))) addKioskBlock(kiosk, block);
+        if (data.sync.kiosk) addKioskBlock(data.sync.kiosk, block, index());
       });
     },
     async unpushed(limit) {
-      const kiosk = petFile.sync?.kiosk;
-      return kiosk ? findUnpushed(kiosk, index(), limit) : { pets: [], through: 0 };
+      return findUnpushed(petFile.sync?.kiosk, index(), limit);
     },
     async waiting() {
-      const kiosk = petFile.sync?.kiosk;
-      return kiosk ? countUnpushed(kiosk, index()) : 0;
+      return countUnpushed(petFile.sync?.kiosk, index());
     },
     async markPushed(through) {
       await petFile.update((data) => {
-        if (data.sync.kiosk) markKioskPushed(data.sync.kiosk, index(), through);
+        markKioskPushed(data.sync.kiosk, index(), through);
       });
     },
     async insertPulled(pulled, checkpoint) {

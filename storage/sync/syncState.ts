@@ -136,7 +136,7 @@ export const checkKioskBlock = (kiosk: KioskState, block: IdBlock, heldIn: (firs
 };
 
 /** Whether `index` holds an animal with an id from `first` to `last`, in time bounded by the smaller of the two. */
-export const heldInRange = (index: PetIndex, first: number, last: number): boolean => {
+const heldInRange = (index: PetIndex, first: number, last: number): boolean => {
   if (last - first + 1 <= index.size) {
     for (let id = first; id <= last; id++) if (index.has(id)) return true;
     return false;
@@ -177,12 +177,18 @@ export const takePulled = (kiosk: KioskState | undefined, index: PetIndex, pulle
   return pets;
 };
 
-/** Keeps a block leased to this kiosk; it gives ids from it once the blocks before run out (a repeat changes nothing). */
-export const addKioskBlock = (kiosk: KioskState, block: IdBlock): void => {
-  if (kiosk.blocks.some(({ first, last }) => first <= block.last && block.first <= last)) return;
+/**
+ * Keeps a block leased to this kiosk, which gives ids from it once the blocks before run out;
+ * says whether the kiosk changed (a repeat changes nothing). Refuses a block that overlaps
+ * another or holds an id held in `index` (see `checkKioskBlock`), changing nothing.
+ */
+export const addKioskBlock = (kiosk: KioskState, block: IdBlock, index: PetIndex): boolean => {
+  if (checkKioskBlock(kiosk, block, (first, last) => heldInRange(index, first, last))) return false;
+  if (kiosk.blocks.some(({ first, last }) => first <= block.last && block.first <= last)) return false;
   kiosk.blocks.push({ first: block.first, last: block.last });
   kiosk.blocks.sort((one, other) => one.first - other.first);
   if (kiosk.nextId === 0) kiosk.nextId = block.first;
+  return true;
 };
 
 /**
@@ -241,8 +247,9 @@ export const joinedKiosk = (kiosk: KioskState | undefined, hub: string, held: nu
   return { hub, blocks: [], nextId: 0, pushedThrough: 0, checkpoint: 0 };
 };
 
-/** Up to `limit` animals made at this kiosk after `pushedThrough`, and the id of the last animal the scan passed. */
-export const findUnpushed = (kiosk: KioskState, index: PetIndex, limit: number): { pets: Pet[]; through: number } => {
+/** Up to `limit` animals made at this kiosk after `pushedThrough`, and the id of the last animal the scan passed (none and 0 if not a kiosk). */
+export const findUnpushed = (kiosk: KioskState | undefined, index: PetIndex, limit: number): { pets: Pet[]; through: number } => {
+  if (kiosk === undefined) return { pets: [], through: 0 };
   const all = index.all;
   const pets: Pet[] = [];
   let through = kiosk.pushedThrough;
@@ -255,8 +262,9 @@ export const findUnpushed = (kiosk: KioskState, index: PetIndex, limit: number):
   return { pets, through };
 };
 
-/** How many animals made at this kiosk wait to be pushed. */
-export const countUnpushed = (kiosk: KioskState, index: PetIndex): number => {
+/** How many animals made at this kiosk wait to be pushed (0 if not a kiosk). */
+export const countUnpushed = (kiosk: KioskState | undefined, index: PetIndex): number => {
+  if (kiosk === undefined) return 0;
   const all = index.all;
   let count = 0;
   for (let position = index.startAfter(kiosk.pushedThrough); position < all.length; position++) {
@@ -265,7 +273,9 @@ export const countUnpushed = (kiosk: KioskState, index: PetIndex): number => {
   return count;
 };
 
-/** Records that push dealt with everything through `through`, never moving back in arrival order. */
-export const markKioskPushed = (kiosk: KioskState, index: PetIndex, through: number): void => {
-  if (index.startAfter(through) > index.startAfter(kiosk.pushedThrough)) kiosk.pushedThrough = through;
+/** Records that push dealt with everything through `through`, never moving back in arrival order; says whether it moved. */
+export const markKioskPushed = (kiosk: KioskState | undefined, index: PetIndex, through: number): boolean => {
+  if (kiosk === undefined || index.startAfter(through) <= index.startAfter(kiosk.pushedThrough)) return false;
+  kiosk.pushedThrough = through;
+  return true;
 };
