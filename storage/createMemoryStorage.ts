@@ -18,7 +18,7 @@ import {
   joinedKiosk,
   markKioskPushed,
   type SyncState,
-  takeKioskId,
+  takeId,
   takePulled,
 } from './sync/syncState.js';
 
@@ -97,9 +97,8 @@ export const createMemoryStorage = (
   const create = ({ name, categoryId, status }: NewPet, withKey: boolean): Pet => {
     // A keyed create holds two entries: the animal and its key.
     makeRoom(withKey ? 2 : 1);
-    const id = sync.kiosk ? takeKioskId(sync.kiosk) : Math.max(nextId, index.lastId + 1);
+    const id = takeId(sync.kiosk, nextId, index);
     const pet: Pet = { id, name, categoryId, status };
-    index.refuseTaken([pet], 'create');
     index.add(pet);
     nextId = Math.max(nextId, id + 1);
     arrivals.notify();

@@ -22,7 +22,7 @@ import {
   joinedKiosk,
   markKioskPushed,
   type SyncState,
-  takeKioskId,
+  takeId,
   takePulled,
 } from '../sync/syncState.js';
 import { holdDatabaseLock } from './holdDatabaseLock.js';
@@ -173,9 +173,8 @@ export const openIndexedDbStorage = async ({
   /** Plans and commits one local create. */
   const create = async ({ name, categoryId, status }: NewPet, key?: StoredIdempotencyKey) => {
     const kiosk = sync.kiosk ? copySyncState(sync) : undefined;
-    const id = kiosk ? takeKioskId(kiosk.kiosk!) : Math.max(nextId, index.lastId + 1);
+    const id = takeId(kiosk?.kiosk, nextId, index);
     const pet: Pet = { id, name, categoryId, status };
-    index.refuseTaken([pet], 'create');
     const stored = key && { ...key, petId: id };
     await commit({ pets: [pet], keys: stored ? [stored] : [], ...(kiosk ? { sync: kiosk } : {}), nextId: Math.max(nextId, id + 1) });
     return { pet: index.get(id)!, stored };

@@ -109,6 +109,17 @@ export const takeKioskId = (kiosk: KioskState): number => {
   return id;
 };
 
+/**
+ * Takes the id a local create gives its animal: a kiosk's next leased id (moving `kiosk` on),
+ * otherwise above every id held in `index` and given (`nextId`). Refuses (503) an id held
+ * already, which only a hand-changed state leads to.
+ */
+export const takeId = (kiosk: KioskState | undefined, nextId: number, index: PetIndex): number => {
+  const id = kiosk ? takeKioskId(kiosk) : Math.max(nextId, index.lastId + 1);
+  index.refuseTaken([{ id }], 'create');
+  return id;
+};
+
 /** How many leased ids the kiosk has left to give. */
 export const idsLeft = (kiosk: KioskState): number => {
   if (kiosk.nextId === 0) return 0;
