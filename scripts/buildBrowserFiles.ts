@@ -1,14 +1,16 @@
 /**
  * @module The browser's files, built with esbuild into dist/browser/ after `tsc`:
  * `animal-store-worker.js` (the test apps' worker, which `animal-store init-worker` copies)
- * and `kiosk/` (the kiosk web app `serve --browser-kiosk` serves: its page, the worker, the
- * package's client bundled for the page, and examples/kiosk's own scripts and styles).
+ * and `kiosk/` (the kiosk web app `serve --browser-kiosk` serves: its page, made from
+ * examples/kiosk's page by browserKioskPage, the worker, the package's client bundled for the
+ * page, adapters/browser/kiosk/app's files, and examples/kiosk's own scripts and styles).
  * Workers are classic scripts (IIFE): every browser with service workers runs those.
  */
-import { copyFile, mkdir, readdir } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { browserKioskPage } from './browserKioskPage.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const out = join(root, 'dist', 'browser');
@@ -36,5 +38,6 @@ await Promise.all([
 ]);
 const app = join(root, 'adapters', 'browser', 'kiosk', 'app');
 for (const name of await readdir(app)) await copyFile(join(app, name), join(kioskOut, name));
-for (const name of ['kiosk.js', 'kiosk.css', 'describeFailure.js'])
-  await copyFile(join(root, 'examples', 'kiosk', name), join(kioskOut, name));
+const example = join(root, 'examples', 'kiosk');
+for (const name of ['kiosk.js', 'kiosk.css', 'describeFailure.js']) await copyFile(join(example, name), join(kioskOut, name));
+await writeFile(join(kioskOut, 'index.html'), browserKioskPage(await readFile(join(example, 'index.html'), 'utf8')));

@@ -79,10 +79,7 @@ export class PetFile {
     this.#idFloor = db.data.nextId;
     this.#health = new WriteHealth(() => text.probe());
     this.#preparation = new WritePreparation(serializer, () => db.data);
-    this.#queue = new WriteQueue(text.name, async () => {
-      await this.#reloadIfChanged();
-      if (this.#problem) throw refusal(this.#problem);
-    });
+    this.#queue = new WriteQueue(text.name, () => this.#reloadIfChanged());
   }
 
   /** The animals in the file, in ascending id order (arrival order once it syncs); callers must not change the array. */
@@ -139,19 +136,24 @@ export class PetFile {
   }
 
   /**
-   * Appends new animals, each with its Idempotency-Key when it has one: gives them the next
-   * ids, writes the file (animals and keys in the same write, keys expired by the newest
-   * key's arrival left out), and resolves once they are durable. If the write fails, the
-   * content is as it was (the ids too, unless the failed write may have reached the disk:
-   * then those ids are never given again) and the call rejects with `storage_unavailable`,
-   * whose cause says why in one line (a DurableWriteError with the system error's code, or
-   * a DataFileError naming the file and its problem).
+   * Appends new animals, each with its Idempotency-Key when it has one: `select` picks them
+   * from the file's content as it is now (an edited file is read first, so a caller looks up
+   * keys in what it is about to append to), then they get the next ids and are written
+   * (animals and keys in the same write, keys expired by the newest key's arrival left out),
+   * and the call resolves once they are durable. Nothing selected writes nothing. If the
+   * write fails, the content is as it was (the ids too, unless the failed write may have
+   * reached the disk: then those ids are never given again) and the call rejects with
+   * `storage_unavailable`, whose cause says why in one line (a DurableWriteError with the
+   * system error's code, or a DataFileError naming the file and its problem).
    *
-   * A file edited on disk is read first (the new animals then follow its content); an edit
-   * saved during the write makes it start again on the edited content.
+   * An edit saved during a whole write makes it start again on the edited content (`select`
+   * runs again).
    */
-  append(entries: readonly NewEntry[]): Promise<AppendedEntry[]> {
+  append(select: () => readonly NewEntry[]): Promise<AppendedEntry[]> {
     return this.#queue.write(async () => {
+      const entries = select();
+      if (entries.length === 0) return [];
+      this.#refuseWhileUnusable();
       const appended = appendEntries(this.#db.data, entries);
       this.#refuse(appended, 'create');
       await this.#write(appended, 'The animal could not be saved to disk, so it was not stored.');
@@ -166,11 +168,17 @@ export class PetFile {
    */
   update<T>(change: ContentChange<T>): Promise<T> {
     return this.#queue.write(async () => {
+      this.#refuseWhileUnusable();
       const { result, appended } = changeContent(this.#db.data, change, this.#idFloor);
       this.#refuse(appended, 'sync');
       await this.#write(appended, 'The change could not be saved to disk, so it was not made.');
       return result;
     });
+  }
+
+  /** Refuses a write while the file cannot be used (an invalid or missing edit, another owner): it says why. */
+  #refuseWhileUnusable(): void {
+    if (this.#problem) throw refusal(this.#problem);
   }
 
   /** Takes the change back, keeping its ids given, when it would add an animal with an id held already. */
@@ -242,6 +250,7 @@ export class PetFile {
       .prepare(content, () => this.#closed || this.#db.data !== content, { keys: true })
       .then(() =>
         this.#queue.write(async () => {
+          this.#refuseWhileUnusable();
           if (this.#data.journal.outgrown) await this.#db.write();
         }),
       )

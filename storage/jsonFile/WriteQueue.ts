@@ -7,7 +7,7 @@ const EDIT_RETRIES = 3;
 
 /**
  * Runs a data file's tasks one at a time, in the order given. A write first runs `before`
- * (PetFile reads an edited file again there, and refuses while it is unusable), and starts
+ * (PetFile reads an edited file again there), and starts
  * again on the edited content when an edit was saved during it (a FileChangedError).
  */
 export class WriteQueue {

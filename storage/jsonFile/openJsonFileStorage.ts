@@ -128,30 +128,32 @@ export const openJsonFileStorageOn = async (
 
   /**
    * One commit: entries whose key is stored already (or came earlier in this batch) are
-   * answered from it; the rest are appended in one durable write, keys beside animals.
+   * answered from it; the rest are appended in one durable write, keys beside animals. Keys
+   * are looked up inside the write, in the file as it is then (should someone have edited it).
    */
   const commit = async (batch: NewEntry[]): Promise<IdempotentCreate[]> => {
-    // Keys are looked up in the file as it is now, should someone have edited it.
-    await petFile.refresh();
     type Step = { replay: IdempotentCreate } | { sameAs: number } | { fresh: number };
-    const fresh: NewEntry[] = [];
-    const firstWithKey = new Map<string, number>();
-    const plan = batch.map((entry, position): Step => {
-      const { key } = entry;
-      if (key) {
-        const stored = keys.find(key);
-        const pet = stored && index.get(stored.petId);
-        // A key whose animal was removed from the file by hand stands for nothing.
-        if (stored && pet) return { replay: { pet, stored, replayed: true } };
-        const id = `${key.scope}\u0000${key.key}`;
-        const earlier = firstWithKey.get(id);
-        if (earlier !== undefined) return { sameAs: earlier };
-        firstWithKey.set(id, position);
-      }
-      fresh.push(entry);
-      return { fresh: fresh.length - 1 };
+    let plan: Step[] = [];
+    const appended = await petFile.append(() => {
+      const fresh: NewEntry[] = [];
+      const firstWithKey = new Map<string, number>();
+      plan = batch.map((entry, position): Step => {
+        const { key } = entry;
+        if (key) {
+          const stored = keys.find(key);
+          const pet = stored && index.get(stored.petId);
+          // A key whose animal was removed from the file by hand stands for nothing.
+          if (stored && pet) return { replay: { pet, stored, replayed: true } };
+          const id = `${key.scope}\u0000${key.key}`;
+          const earlier = firstWithKey.get(id);
+          if (earlier !== undefined) return { sameAs: earlier };
+          firstWithKey.set(id, position);
+        }
+        fresh.push(entry);
+        return { fresh: fresh.length - 1 };
+      });
+      return fresh;
     });
-    const appended = fresh.length === 0 ? [] : await petFile.append(fresh);
     const results: IdempotentCreate[] = [];
     for (const step of plan) {
       if ('replay' in step) results.push(step.replay);

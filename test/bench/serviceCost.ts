@@ -59,10 +59,16 @@ const headers = { host: '127.0.0.1:8080', authorization: `Bearer ${BENCH_KEY}` }
 const get = (path: string) => new ServerRequest(`http://localhost${path}`, { method: 'GET', headers }) as Request;
 const BODY = JSON.stringify({ name: 'Bench Rex', categoryId: 7 });
 let next = 0;
-const post = () =>
+/** A create; with `keyed`, carrying a new Idempotency-Key, as the kiosk page and our client send. */
+const post = (keyed = false) =>
   new ServerRequest('http://localhost/v1/pets', {
     method: 'POST',
-    headers: { ...headers, 'content-type': 'application/json', 'content-length': String(BODY.length) },
+    headers: {
+      ...headers,
+      'content-type': 'application/json',
+      'content-length': String(BODY.length),
+      ...(keyed ? { 'idempotency-key': `"bench-${next++}"` } : {}),
+    },
     body: BODY,
     duplex: 'half',
   } as RequestInit) as Request;
@@ -74,7 +80,7 @@ const walking = (first: string, createEvery?: number) => async (service: Service
   let page = 0;
   return () => (createEvery !== undefined && ++sent % createEvery === 0 ? post() : get(paths[page++ % paths.length]!));
 };
-const REQUESTS: Partial<Record<Operation, (service: Service) => Promise<() => Request>>> = {
+const REQUESTS: Partial<Record<Operation | 'createMemoryKeyed', (service: Service) => Promise<() => Request>>> = {
   list20: async () => () => get('/v1/pets?limit=20'),
   walk20: walking('/v1/pets?limit=20'),
   list100sold: async () => () => get('/v1/pets?limit=100&status=sold'),
@@ -82,7 +88,8 @@ const REQUESTS: Partial<Record<Operation, (service: Service) => Promise<() => Re
   // Ids spread over the catalogue, as the bench's random ones are.
   getById: async () => () => get(`/v1/pets/${1 + ((next++ * 7919) % animals)}`),
   mixed: walking('/v1/pets?limit=20', MIXED_CREATE_EVERY),
-  createMemory: async () => post,
+  createMemory: async () => () => post(),
+  createMemoryKeyed: async () => () => post(true),
 };
 
 const run = async (service: Service, make: () => Request) => {

@@ -9,46 +9,34 @@ import { AnimalStoreError } from '../../../core/AnimalStoreError.js';
 import type { PetStorage } from '../../../core/PetStorage.js';
 import { type IndexedDbStorage, openIndexedDbStorage } from '../../../storage/indexedDb/openIndexedDbStorage.js';
 import { describeStorageContract } from '../contract.js';
-import { describeSyncContract } from '../syncContract.js';
-import { itKeepsOneAnimalPerId } from '../syncProperty.js';
+import { describeSyncContract, type SyncStorageFactory } from '../syncContract.js';
+import { itKeepsOneAnimalPerId, type SyncPropertyFactory } from '../syncProperty.js';
 
 /** The factory each storage was opened on, so `reopen` finds the same database. */
 const factories = new WeakMap<PetStorage, IDBFactory>();
-const fresh = async (): Promise<IndexedDbStorage> => {
-  const indexedDB = new IDBFactory();
+
+/** Opens the storage of `indexedDB`'s database, remembering the factory for `reopen`. */
+const openOn = async (indexedDB: IDBFactory): Promise<IndexedDbStorage> => {
   const storage = await openIndexedDbStorage({ indexedDB });
   factories.set(storage, indexedDB);
   return storage;
 };
 
-describeStorageContract('IndexedDB storage', fresh);
-
-describeSyncContract('IndexedDB storage', {
-  create: fresh,
-  async reopen(storage) {
-    const indexedDB = factories.get(storage)!;
+/** Fresh storages, each on a factory of its own; `reopen` closes one and opens its database again. */
+const storages = {
+  create: () => openOn(new IDBFactory()),
+  async reopen(storage: PetStorage) {
     await storage.close();
-    const again = await openIndexedDbStorage({ indexedDB });
-    factories.set(again, indexedDB);
-    return again;
+    return openOn(factories.get(storage)!);
   },
-});
+} satisfies SyncStorageFactory & SyncPropertyFactory;
+
+describeStorageContract('IndexedDB storage', storages.create);
+
+describeSyncContract('IndexedDB storage', storages);
 
 describe('IndexedDB storage syncing, whatever it is sent', () => {
-  itKeepsOneAnimalPerId(
-    'IndexedDB storage',
-    {
-      create: fresh,
-      async reopen(storage) {
-        const indexedDB = factories.get(storage)!;
-        await storage.close();
-        const again = await openIndexedDbStorage({ indexedDB });
-        factories.set(again, indexedDB);
-        return again;
-      },
-    },
-    60,
-  );
+  itKeepsOneAnimalPerId('IndexedDB storage', storages, 60);
 });
 
 const seed = [
