@@ -58,6 +58,8 @@ export class Journal {
   #dsync = false;
   #size = 0;
   #dirty = false;
+  /** The changes `open` read, kept for the first `read` (a start's) unless the journal changed before it, so a start reads and checks the journal once. */
+  #openedChanges: string[] | undefined;
 
   private constructor(fs: FileSystem, file: string, name: string) {
     this.#fs = fs;
@@ -79,12 +81,13 @@ export class Journal {
       throw error;
     }
     await journal.#openHandle(false);
-    const { validBytes } = parseJournal(bytes);
+    const { changes, validBytes } = parseJournal(bytes);
     if (validBytes < bytes.byteLength) {
       await journal.#handle!.truncate(validBytes);
       await journal.#handle!.datasync();
     }
     journal.#size = validBytes;
+    journal.#openedChanges = changes;
     return journal;
   }
 
@@ -100,6 +103,9 @@ export class Journal {
 
   /** The changes in the journal, oldest first. */
   async read(): Promise<string[]> {
+    const opened = this.#openedChanges;
+    this.#openedChanges = undefined;
+    if (opened) return opened;
     if (!this.#handle) return [];
     const bytes = Buffer.alloc(this.#size);
     const { bytesRead } = await this.#handle.read(bytes, 0, this.#size, 0);
@@ -112,6 +118,7 @@ export class Journal {
    * the journal anyway (the journal is then `dirty`).
    */
   async append(change: string): Promise<void> {
+    this.#openedChanges = undefined;
     const bytes = Buffer.from(lineOf(change));
     let step = 'create the journal';
     let touched = false;
@@ -145,6 +152,7 @@ export class Journal {
 
   /** Empties the journal durably: the file was written whole with every change in it. */
   async clear(): Promise<void> {
+    this.#openedChanges = undefined;
     if (!this.#handle || (this.#size === 0 && !this.#dirty)) return;
     await this.#handle.truncate(0);
     await this.#handle.datasync();

@@ -1,15 +1,10 @@
 /** @module The bytes of the data file's Idempotency-Keys, encoded in chunks ahead of a whole write. */
 import type { StoredIdempotencyKey } from '../../core/PetStorage.js';
 import type { IdempotencyKeys } from '../IdempotencyKeys.js';
-import { timeToFile } from './PetFileData.js';
+import { keyJson } from './PetFileData.js';
 
-/**
- * One key's line, after the separator every line but the file's first key has: exactly
- * `JSON.stringify(keyToFile(stored))`, written field by field (a whole write at 100,000
- * keys spent most of its encoding in the generic stringify of a fresh object per key).
- */
-export const keyLine = ({ scope, key, fingerprint, petId, createdAt, expiresAt }: StoredIdempotencyKey): string =>
-  `,\n{"scope":${JSON.stringify(scope)},"key":${JSON.stringify(key)},"fingerprint":${JSON.stringify(fingerprint)},"petId":${JSON.stringify(petId)},"createdAt":"${timeToFile(createdAt, 0)}","expiresAt":"${timeToFile(expiresAt, 1)}"}`;
+/** One key's line, after the separator every line but the file's first key has. */
+export const keyLine = (stored: StoredIdempotencyKey): string => `,\n${keyJson(stored)}`;
 
 /** The encoded lines of keys `start` to `end` (sequence numbers), and where each line starts. */
 interface KeyPiece {

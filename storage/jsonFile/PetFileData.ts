@@ -97,6 +97,18 @@ export const timeToFile = (time: number, slot: 0 | 1 = 0): string => {
   return written.prefix + MILLISECONDS[time - second * 1000]!;
 };
 
+/** An animal as the file writes it: one line, fields in a fixed order, so files diff and repair well by hand. */
+export const petJson = ({ id, name, categoryId, status }: Pet): string =>
+  `{"id":${id},"name":${JSON.stringify(name)},"categoryId":${categoryId},"status":${JSON.stringify(status)}}`;
+
+/**
+ * A key as the file writes it: exactly `JSON.stringify(keyToFile(stored))`, written field by
+ * field (the generic stringify of a fresh object per key took most of a whole write's
+ * encoding at 100,000 keys, and most of a keyed journal line's).
+ */
+export const keyJson = ({ scope, key, fingerprint, petId, createdAt, expiresAt }: StoredIdempotencyKey): string =>
+  `{"scope":${JSON.stringify(scope)},"key":${JSON.stringify(key)},"fingerprint":${JSON.stringify(fingerprint)},"petId":${JSON.stringify(petId)},"createdAt":"${timeToFile(createdAt, 0)}","expiresAt":"${timeToFile(expiresAt, 1)}"}`;
+
 /** A key as the file writes it, from the storage's. */
 export const keyToFile = ({ scope, key, fingerprint, petId, createdAt, expiresAt }: StoredIdempotencyKey): IdempotencyKeyInFile => ({
   scope,

@@ -4,14 +4,10 @@ import type { Pet } from '../../core/schemas/Pet.js';
 import { IdempotencyKeys } from '../IdempotencyKeys.js';
 import { KeyLines } from './KeyLines.js';
 import type { PetFileContent } from './PetFileContent.js';
-import type { PetFileData } from './PetFileData.js';
+import { type PetFileData, petJson } from './PetFileData.js';
 
 /** How many animals share one cached chunk: small enough to redo cheaply, large enough to be few. */
 const CHUNK_SIZE = 4096;
-
-/** One animal per line, fields in a fixed order, so files diff and repair well by hand. */
-const petLine = ({ id, name, categoryId, status }: Pet): string =>
-  `{"id":${id},"name":${JSON.stringify(name)},"categoryId":${categoryId},"status":${JSON.stringify(status)}}`;
 
 /** The bytes of a run of animals after the last full chunk, up to `end`. */
 interface TailPiece {
@@ -146,7 +142,7 @@ export class PetFileSerializer {
   #encode(pets: readonly Pet[], start: number, end: number): Buffer {
     let text = '';
     for (let position = start; position < end; position++) {
-      text += `${position === 0 ? '\n' : ',\n'}${petLine(pets[position]!)}`;
+      text += `${position === 0 ? '\n' : ',\n'}${petJson(pets[position]!)}`;
     }
     const bytes = Buffer.from(text);
     this.#encodedPetBytes += bytes.byteLength;

@@ -31,7 +31,11 @@ export interface JsonFileStorageOptions {
   onCommit?: CommitObserver;
   /** How expired Idempotency-Keys are forgotten (tests shorten it). */
   keySweep?: KeySweepOptions;
-  /** The journal is written into the file once it holds more than the file's size and this many bytes (16 MiB by default). */
+  /**
+   * The journal is written into the file once it holds more than this many bytes (16 MiB by
+   * default) and more than the file's size, or more than 16 MiB beside a larger file, so a
+   * start never replays more than that.
+   */
   journalMinBytes?: number;
 }
 

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { DurableDataFile, type DurableTextFile, JOURNAL_MAX_BYTES, JOURNAL_MIN_BYTES } from '../../../storage/durableFile/index.js';
+
+const MiB = 1024 * 1024;
+
+/** The journal's state for a file and a journal of these sizes. */
+const journalOf = (file: number, journal: number, journalMinBytes?: number) => {
+  const text = { sizes: { file, journal, dirty: false } } as unknown as DurableTextFile;
+  const format = { parse: () => ({}), serialize: () => [], encodeChange: () => '', replay: () => {} };
+  return new DurableDataFile(text, format, journalMinBytes).journal;
+};
+
+describe('when the journal is written into the document', () => {
+  it('Should wait until the journal outgrows a small document and 16 MiB', () => {
+    expect(JOURNAL_MIN_BYTES).toBe(16 * MiB);
+    expect(journalOf(1 * MiB, 16 * MiB).outgrown).toBe(false);
+    expect(journalOf(1 * MiB, 16 * MiB + 1).outgrown).toBe(true);
+  });
+
+  it('Should not let the journal grow past 16 MiB beside a large document, so a start at a million animals replays at most that', () => {
+    expect(JOURNAL_MAX_BYTES).toBe(16 * MiB);
+    expect(journalOf(110 * MiB, 16 * MiB).outgrown).toBe(false);
+    expect(journalOf(110 * MiB, 16 * MiB + 1).outgrown).toBe(true);
+  });
+
+  it('Should write a small document whole once its journal outgrows it, when told a lower minimum', () => {
+    expect(journalOf(4096, 4096, 0).outgrown).toBe(false);
+    expect(journalOf(4096, 4097, 0).outgrown).toBe(true);
+    expect(journalOf(64 * MiB, 16 * MiB + 1, 0).outgrown).toBe(true);
+  });
+
+  it('Should say the journal holds changes the document does not, whenever it is not empty', () => {
+    expect(journalOf(1 * MiB, 0).pending).toBe(false);
+    expect(journalOf(1 * MiB, 1).pending).toBe(true);
+  });
+});
