@@ -18,16 +18,18 @@ export interface DataFormat<T, C> {
   replay(data: T, changes: readonly string[]): void;
 }
 
-/** The journal is written into the file once it outgrows the file and this many bytes… */
+/** The journal is never written into the file before it holds this many bytes… */
 export const JOURNAL_MIN_BYTES = 16 * 1024 * 1024;
 
 /**
- * …or this many, whatever the file's size: a start replays the journal after parsing the
- * file, and at a million animals (a file of about 110 MB) a journal as large as the file
- * would more than double the start (measured: 16 MiB of keyed creates add about 0.2 s to a
- * 2 s start, 32 MiB about 0.8 s).
+ * …and then once it outgrows the file, or once the two together outgrow this many: a start
+ * parses the file and replays the journal, so this bounds what it reads (at a million
+ * animals, a file of about 110 MB, a journal as large as the file would more than double the
+ * start; measured: 16 MiB of keyed creates add about 0.2 s to a 2 s start, 32 MiB about
+ * 0.8 s). Below it, a whole write comes once per the file's size of journal, so its cost
+ * per create stays about a line's.
  */
-export const JOURNAL_MAX_BYTES = 16 * 1024 * 1024;
+export const JOURNAL_TOTAL_BYTES = 128 * 1024 * 1024;
 
 /**
  * lowdb's `Adapter` over a durable text file, as lowdb's own `DataFile` is over its text
@@ -43,7 +45,7 @@ export class DurableDataFile<T, C> implements Adapter<T> {
 
   /**
    * The data in `text`, written down by `format`; the journal is written into the file once
-   * it outgrows it and `journalMinBytes`, or JOURNAL_MAX_BYTES (or `journalMinBytes`, when larger) whatever the file's size.
+   * it holds `journalMinBytes` and outgrows the file or, with the file, JOURNAL_TOTAL_BYTES.
    */
   constructor(text: DurableTextFile, format: DataFormat<T, C>, journalMinBytes = JOURNAL_MIN_BYTES) {
     this.#text = text;
@@ -69,16 +71,16 @@ export class DurableDataFile<T, C> implements Adapter<T> {
   }
 
   /**
-   * The journal's state. `outgrown`: it outgrew the file (and `journalMinBytes`), or
-   * JOURNAL_MAX_BYTES, so the data should be written whole: that write then costs at most
-   * about what the appends since the last one cost (a few times that past 16 MiB files), and
-   * a start replays at most that much. `dirty`: an append
-   * failed and may have left its change in it, so the next write must be whole.
-   * `pending`: it holds changes the file does not.
+   * The journal's state. `outgrown`: it holds `journalMinBytes` and more than the file, or
+   * the two together outgrew JOURNAL_TOTAL_BYTES, so the data should be written whole: that
+   * write then costs at most about what the appends since the last one cost (a few times
+   * that beside a file of over 64 MiB), and a start reads at most the larger of 128 MiB and
+   * the file with 16 MiB of journal. `dirty`: an append failed and may have left its change
+   * in it, so the next write must be whole. `pending`: it holds changes the file does not.
    */
   get journal(): { outgrown: boolean; dirty: boolean; pending: boolean } {
     const { file, journal, dirty } = this.#text.sizes;
-    const bound = Math.max(this.#journalMinBytes, Math.min(file, JOURNAL_MAX_BYTES));
+    const bound = Math.max(this.#journalMinBytes, Math.min(file, JOURNAL_TOTAL_BYTES - file));
     return { outgrown: journal > bound, dirty, pending: dirty || journal > 0 };
   }
 }

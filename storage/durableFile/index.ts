@@ -6,7 +6,7 @@
  * fails with. It knows nothing of what the data is.
  */
 export { DataFileError, DataFileLockedError, type DataFileOwner } from './DataFileError.js';
-export { type DataFormat, DurableDataFile, JOURNAL_MAX_BYTES, JOURNAL_MIN_BYTES } from './DurableDataFile.js';
+export { type DataFormat, DurableDataFile, JOURNAL_MIN_BYTES, JOURNAL_TOTAL_BYTES } from './DurableDataFile.js';
 export { DurableTextFile } from './DurableTextFile.js';
 export { DurableWriteError, FileChangedError } from './DurableWriteError.js';
 export { type FileSystem, nodeFileSystem } from './FileSystem.js';

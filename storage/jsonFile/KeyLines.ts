@@ -92,16 +92,25 @@ export class KeyLines {
     if (start >= end) return;
     if (this.#pieces.length > 0 && this.#pieces.at(-1)!.end !== start) this.#pieces = [];
     let text = '';
-    let at = 0;
     const offsets: number[] = [];
     for (let sequence = start; sequence < end; sequence++) {
+      offsets.push(text.length);
       const line = keyLine(keys.at(sequence));
-      offsets.push(at);
-      at += Buffer.byteLength(line);
+      // Made flat now (a template's text is a tree of its parts): one tree per line would make the piece's a tree of millions.
+      line.charCodeAt(0);
       text += line;
     }
-    this.#encodedBytes += at;
-    this.#pieces.push({ start, end, bytes: Buffer.from(text), offsets });
+    const bytes = Buffer.from(text);
+    // Offsets were counted in characters: the same as bytes when every character took one
+    // (ASCII, as the service's keys are); else counted again, line by line, in bytes.
+    if (bytes.byteLength !== text.length) {
+      for (let at = 0, sequence = start; sequence < end; sequence++) {
+        offsets[sequence - start] = at;
+        at += Buffer.byteLength(keyLine(keys.at(sequence)));
+      }
+    }
+    this.#encodedBytes += bytes.byteLength;
+    this.#pieces.push({ start, end, bytes, offsets });
     this.#join();
   }
 

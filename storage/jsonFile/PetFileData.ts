@@ -107,7 +107,19 @@ export const petJson = ({ id, name, categoryId, status }: Pet): string =>
  * encoding at 100,000 keys, and most of a keyed journal line's).
  */
 export const keyJson = ({ scope, key, fingerprint, petId, createdAt, expiresAt }: StoredIdempotencyKey): string =>
-  `{"scope":${JSON.stringify(scope)},"key":${JSON.stringify(key)},"fingerprint":${JSON.stringify(fingerprint)},"petId":${JSON.stringify(petId)},"createdAt":"${timeToFile(createdAt, 0)}","expiresAt":"${timeToFile(expiresAt, 1)}"}`;
+  `{"scope":${scopeJson(scope)},"key":${JSON.stringify(key)},"fingerprint":${JSON.stringify(fingerprint)},"petId":${JSON.stringify(petId)},"createdAt":"${timeToFile(createdAt, 0)}","expiresAt":"${timeToFile(expiresAt, 1)}"}`;
+
+/** The last scope `scopeJson` wrote, and its JSON: a file's keys share one scope or a few, 64 characters each. */
+const writtenScope = { scope: '', json: '""' };
+
+/** A scope's JSON, kept for the next key of the same scope. */
+const scopeJson = (scope: string): string => {
+  if (scope !== writtenScope.scope) {
+    writtenScope.scope = scope;
+    writtenScope.json = JSON.stringify(scope);
+  }
+  return writtenScope.json;
+};
 
 /** A key as the file writes it, from the storage's. */
 export const keyToFile = ({ scope, key, fingerprint, petId, createdAt, expiresAt }: StoredIdempotencyKey): IdempotencyKeyInFile => ({

@@ -33,8 +33,7 @@ export interface JsonFileStorageOptions {
   keySweep?: KeySweepOptions;
   /**
    * The journal is written into the file once it holds more than this many bytes (16 MiB by
-   * default) and more than the file's size, or more than 16 MiB beside a larger file, so a
-   * start never replays more than that.
+   * default) and more than the file, or the two together more than 128 MiB: what a start reads.
    */
   journalMinBytes?: number;
 }
