@@ -131,6 +131,23 @@ describe('JSON-file storage and a file edited by hand while it runs', () => {
     await storage.close();
   });
 
+  it('Should answer a retried key from what it holds while the edited file is invalid, and refuse a new key', async () => {
+    const { file, storage } = await openFresh();
+    const key = (name: string) => ({
+      scope: 'ab12',
+      key: name,
+      fingerprint: 'same-payload',
+      createdAt: Date.now(),
+      expiresAt: Date.now() + 60_000,
+    });
+    const first = await storage.createIdempotent(pet('First'), key('order-1'));
+    fs.writeFileSync(file, fileText(3, [first.pet, { ...animal(2, 'Half typed'), categoryId: 0 }]));
+
+    expect(await storage.createIdempotent(pet('First'), key('order-1'))).toMatchObject({ pet: first.pet, replayed: true });
+    await expect(storage.createIdempotent(pet('Second'), key('order-2'))).rejects.toMatchObject({ code: 'storage_unavailable' });
+    await storage.close();
+  });
+
   it('Should keep every acknowledged create and never give its id again when an edit saves an older copy of the document', async () => {
     const { file, storage } = await openFresh();
     const first = await storage.create(pet('First'));
