@@ -195,7 +195,6 @@ export const takePulled = (kiosk: KioskState | undefined, index: PetIndex, pulle
  */
 export const addKioskBlock = (kiosk: KioskState, block: IdBlock, index: PetIndex): boolean => {
   if (checkKioskBlock(kiosk, block, (first, last) => heldInRange(index, first, last))) return false;
-  if (kiosk.blocks.some(({ first, last }) => first <= block.last && block.first <= last)) return false;
   kiosk.blocks.push({ first: block.first, last: block.last });
   kiosk.blocks.sort((one, other) => one.first - other.first);
   if (kiosk.nextId === 0) kiosk.nextId = block.first;
