@@ -102,11 +102,12 @@ export class KeyLines {
     }
     const bytes = Buffer.from(text);
     // Offsets were counted in characters: the same as bytes when every character took one
-    // (ASCII, as the service's keys are); else counted again, line by line, in bytes.
+    // (ASCII, as the service's keys are); else each line's bytes are counted in the text.
     if (bytes.byteLength !== text.length) {
-      for (let at = 0, sequence = start; sequence < end; sequence++) {
-        offsets[sequence - start] = at;
-        at += Buffer.byteLength(keyLine(keys.at(sequence)));
+      for (let line = 1, character = 0; line < offsets.length; line++) {
+        const next = offsets[line]!;
+        offsets[line] = offsets[line - 1]! + Buffer.byteLength(text.slice(character, next));
+        character = next;
       }
     }
     this.#encodedBytes += bytes.byteLength;

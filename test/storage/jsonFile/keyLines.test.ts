@@ -85,6 +85,25 @@ describe('The data file encodes its Idempotency-Keys ahead of a whole write', ()
     expect(JSON.parse(written).idempotencyKeys[0].key).toBe(keyAt(3_000).key);
   });
 
+  it('Should drop expired keys from the front of a prepared write when keys hold characters beyond ASCII', async () => {
+    const content = contentWith(0);
+    // Two, three and four bytes a character in UTF-8, and one or two UTF-16 units.
+    const wide = (at: number) => ({ ...keyAt(at), key: `ключ-${at}-€-😀` });
+    appendEntries(
+      content,
+      Array.from({ length: 1_000 }, (_, at) => ({
+        newPet: { name: `Animal ${at}`, categoryId: 1, status: 'available' as const },
+        key: wide(at),
+      })),
+    );
+    const serializer = new PetFileSerializer();
+    await serializer.prepare(content, () => false, { keys: true });
+    expect(content.idempotencyKeys.sweep(START + 299 + DAY, 10_000)).toBe(300);
+    const written = text(serializer, content);
+    expect(written).toBe(text(new PetFileSerializer(), content));
+    expect(JSON.parse(written).idempotencyKeys[0].key).toBe(wide(300).key);
+  });
+
   it('Should write what a fresh serialiser writes through many small writes, sweeps, failed writes and an empty queue', async () => {
     const content = contentWith(0);
     const serializer = new PetFileSerializer();
