@@ -102,7 +102,8 @@ export const petJson = ({ id, name, categoryId, status }: Pet): string =>
   `{"id":${id},"name":${JSON.stringify(name)},"categoryId":${categoryId},"status":${JSON.stringify(status)}}`;
 
 /**
- * A key as the file writes it: exactly `JSON.stringify(keyToFile(stored))`, written field by
+ * A key as the file writes it: exactly `JSON.stringify` of its `IdempotencyKeyInFile` (the
+ * tests check it against `test/storage/jsonFile/keyToFile.ts`), written field by
  * field (the generic stringify of a fresh object per key took most of a whole write's
  * encoding at 100,000 keys, and most of a keyed journal line's).
  */
@@ -120,16 +121,6 @@ const scopeJson = (scope: string): string => {
   }
   return writtenScope.json;
 };
-
-/** A key as the file writes it, from the storage's. */
-export const keyToFile = ({ scope, key, fingerprint, petId, createdAt, expiresAt }: StoredIdempotencyKey): IdempotencyKeyInFile => ({
-  scope,
-  key,
-  fingerprint,
-  petId,
-  createdAt: timeToFile(createdAt, 0),
-  expiresAt: timeToFile(expiresAt, 1),
-});
 
 /** A problem with a file, where it is (`pets[3].id`) and what is wrong there. */
 export interface PetFileProblem {

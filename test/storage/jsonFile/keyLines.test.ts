@@ -4,8 +4,9 @@ import { describe, expect, it } from 'vitest';
 import type { IdempotencyKey } from '../../../core/PetStorage.js';
 import { keyLine } from '../../../storage/jsonFile/KeyLines.js';
 import { appendEntries, type PetFileContent, toPetFileContent } from '../../../storage/jsonFile/PetFileContent.js';
-import { keyToFile, PetFileJson } from '../../../storage/jsonFile/PetFileData.js';
+import { PetFileJson } from '../../../storage/jsonFile/PetFileData.js';
 import { PetFileSerializer } from '../../../storage/jsonFile/PetFileSerializer.js';
+import { keyToFile } from './keyToFile.js';
 
 const DAY = 86_400_000;
 const START = Date.parse('2026-11-25T00:00:00Z');

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodePetChange, replayPetChanges } from '../../../storage/jsonFile/PetChange.js';
 import { toPetFileContent } from '../../../storage/jsonFile/PetFileContent.js';
-import { keyToFile, PET_FILE_FORMAT } from '../../../storage/jsonFile/PetFileData.js';
+import { PET_FILE_FORMAT } from '../../../storage/jsonFile/PetFileData.js';
+import { keyToFile } from './keyToFile.js';
 
 const pet = fc.record({
   id: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { IdempotencyKeyInFile, keyToFile, timeFromFile, timeToFile } from '../../../storage/jsonFile/PetFileData.js';
+import { IdempotencyKeyInFile, timeFromFile, timeToFile } from '../../../storage/jsonFile/PetFileData.js';
 import { quickIsKey } from '../../../storage/jsonFile/quickIsKey.js';
+import { keyToFile } from './keyToFile.js';
 
 const written = keyToFile({
   scope: 'a1b2c3',
