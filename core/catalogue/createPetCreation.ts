@@ -2,6 +2,7 @@
 import { AnimalStoreError } from '../AnimalStoreError.js';
 import { toBase64Url } from '../base64url.js';
 import { type Sha256, sha256Text } from '../digest.js';
+import { type MaybePromise, whenReady } from '../MaybePromise.js';
 import type { PetStorage } from '../PetStorage.js';
 import { NEW_PET_FIELDS, NewPet } from '../schemas/NewPet.js';
 import type { Pet } from '../schemas/Pet.js';
@@ -41,9 +42,13 @@ export interface PetCreationOptions {
   keyLifetimeSeconds: number;
 }
 
-/** A digest of the request's meaning, not its bytes: the same animal sent twice, however spelled, is the same payload. */
-const fingerprintOf = async (sha256: Sha256, { name, categoryId, status }: NewPet): Promise<string> =>
-  toBase64Url((await sha256Text(sha256, JSON.stringify([name, categoryId, status]))).subarray(0, 24));
+/**
+ * A digest of the request's meaning, not its bytes: the same animal sent twice, however
+ * spelled, is the same payload. At once when the hash answers at once (a runtime's native
+ * one), since every keyed create makes one.
+ */
+const fingerprintOf = (sha256: Sha256, { name, categoryId, status }: NewPet): MaybePromise<string> =>
+  whenReady(sha256Text(sha256, JSON.stringify([name, categoryId, status])), (digest) => toBase64Url(digest.subarray(0, 24)));
 
 /**
  * Creates the creation step the catalogue and the HTTP route share. With a key, a create
@@ -55,23 +60,30 @@ const fingerprintOf = async (sha256: Sha256, { name, categoryId, status }: NewPe
 export const createPetCreation = ({ storage, sha256, now, keyLifetimeSeconds }: PetCreationOptions): PetCreation => {
   if (!(keyLifetimeSeconds > 0))
     throw new TypeError(`An Idempotency-Key's lifetime must be more than 0 seconds, not ${keyLifetimeSeconds}.`);
-  const inFlight = new Set<string>();
+  // By scope, then key: the key's text is hashed once for this and the storage's lookups
+  // alike, where a joined string would be built and hashed anew for each.
+  const inFlight = new Map<string, Set<string>>();
 
   return {
     async create(input, key) {
       const newPet = validate(NewPet, input, { what: 'The animal', rootName: 'body', knownKeys: NEW_PET_FIELDS });
       if (key === undefined) return { pet: await storage.create(newPet), replayed: false };
-      const id = `${key.scope}\u0000${key.key}`;
-      if (inFlight.has(id)) {
+      let inScope = inFlight.get(key.scope);
+      if (inScope === undefined) {
+        inScope = new Set();
+        inFlight.set(key.scope, inScope);
+      }
+      if (inScope.has(key.key)) {
         throw new AnimalStoreError(
           'idempotency_conflict',
           'A request with this Idempotency-Key is still being processed; wait for its answer, or retry in a moment.',
           { headers: { 'retry-after': '1' } },
         );
       }
-      inFlight.add(id);
+      inScope.add(key.key);
       try {
-        const fingerprint = await fingerprintOf(sha256, newPet);
+        const digest = fingerprintOf(sha256, newPet);
+        const fingerprint = typeof digest === 'string' ? digest : await digest;
         const createdAt = now();
         const result = await storage.createIdempotent(newPet, {
           scope: key.scope,
@@ -88,7 +100,8 @@ export const createPetCreation = ({ storage, sha256, now, keyLifetimeSeconds }: 
         }
         return { pet: result.pet, replayed: result.replayed };
       } finally {
-        inFlight.delete(id);
+        inScope.delete(key.key);
+        if (inScope.size === 0) inFlight.delete(key.scope);
       }
     },
   };

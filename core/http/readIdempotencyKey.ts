@@ -15,6 +15,9 @@ const malformed = (why: string) =>
     },
   );
 
+/** What a quoted key may hold without escapes: visible ASCII and spaces, but no quote or backslash. */
+const QUOTED_PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 /** Visible ASCII other than the characters that would make an unquoted value ambiguous. */
 const UNQUOTED = /^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]+$/;
 
@@ -30,7 +33,16 @@ export const readIdempotencyKey = (header: string | null): string | undefined =>
   if (header === null) return undefined;
   const value = header.trim();
   let key: string;
-  if (value.startsWith('"')) {
+  const close = value.indexOf('"', 1);
+  if (value.startsWith('"') && close > 0 && QUOTED_PLAIN.test(value.slice(1, close))) {
+    // The common case, a key without escapes. JSON reads such a quoted text as itself, and
+    // its parse makes the key a string of its own: a slice of the header would keep the
+    // header's text alive beside every stored key, and a key built character by character
+    // is a chain of hundreds of bytes until it is flattened (this runs on every keyed create).
+    key = JSON.parse(value.slice(0, close + 1)) as string;
+    const rest = value.slice(close + 1);
+    if (rest !== '' && !rest.startsWith(';')) throw malformed('holds more than one key');
+  } else if (value.startsWith('"')) {
     key = '';
     let position = 1;
     for (;;) {

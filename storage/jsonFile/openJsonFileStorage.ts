@@ -139,7 +139,8 @@ export const openJsonFileStorageOn = async (
     let plan: Step[] = [];
     const appended = await petFile.append(() => {
       const fresh: NewEntry[] = [];
-      const firstWithKey = new Map<string, number>();
+      // By scope, then key: no joined string to build and hash per keyed entry.
+      const firstWithKey = new Map<string, Map<string, number>>();
       plan = batch.map((entry, position): Step => {
         const { key } = entry;
         if (key) {
@@ -147,10 +148,14 @@ export const openJsonFileStorageOn = async (
           const pet = stored && index.get(stored.petId);
           // A key whose animal was removed from the file by hand stands for nothing.
           if (stored && pet) return { replay: { pet, stored, replayed: true } };
-          const id = `${key.scope}\u0000${key.key}`;
-          const earlier = firstWithKey.get(id);
+          let inScope = firstWithKey.get(key.scope);
+          if (inScope === undefined) {
+            inScope = new Map();
+            firstWithKey.set(key.scope, inScope);
+          }
+          const earlier = inScope.get(key.key);
           if (earlier !== undefined) return { sameAs: earlier };
-          firstWithKey.set(id, position);
+          inScope.set(key.key, position);
         }
         fresh.push(entry);
         return { fresh: fresh.length - 1 };
