@@ -2,18 +2,22 @@
 
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
-/** Unpadded base64url, by table: a cursor is made per listed page, so this is on the hot path. */
-export const toBase64Url = (bytes: Uint8Array): string => {
+/**
+ * Unpadded base64url of the first `length` bytes (all of them by default), by table: a
+ * cursor is made per listed page and a payload digest per keyed create, so this is on the
+ * hot path (a length, not a `subarray`, which costs more than the encoding).
+ */
+export const toBase64Url = (bytes: Uint8Array, length = bytes.length): string => {
   let text = '';
   let i = 0;
-  for (; i + 2 < bytes.length; i += 3) {
+  for (; i + 2 < length; i += 3) {
     const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
     text += BASE64URL[n >>> 18]! + BASE64URL[(n >>> 12) & 63]! + BASE64URL[(n >>> 6) & 63]! + BASE64URL[n & 63]!;
   }
-  if (i + 1 === bytes.length) {
+  if (i + 1 === length) {
     const n = bytes[i]! << 16;
     text += BASE64URL[n >>> 18]! + BASE64URL[(n >>> 12) & 63]!;
-  } else if (i + 2 === bytes.length) {
+  } else if (i + 2 === length) {
     const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8);
     text += BASE64URL[n >>> 18]! + BASE64URL[(n >>> 12) & 63]! + BASE64URL[(n >>> 6) & 63]!;
   }

@@ -48,7 +48,7 @@ export interface PetCreationOptions {
  * one), since every keyed create makes one.
  */
 const fingerprintOf = (sha256: Sha256, { name, categoryId, status }: NewPet): MaybePromise<string> =>
-  whenReady(sha256Text(sha256, JSON.stringify([name, categoryId, status])), (digest) => toBase64Url(digest.subarray(0, 24)));
+  whenReady(sha256Text(sha256, JSON.stringify([name, categoryId, status])), (digest) => toBase64Url(digest, 24));
 
 /**
  * Creates the creation step the catalogue and the HTTP route share. With a key, a create

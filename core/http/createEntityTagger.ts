@@ -15,7 +15,7 @@ export type EntityTagger = (text: string, link?: string) => string | Promise<str
  * change to either makes a new tag.
  */
 export const createEntityTagger = (sha256: Sha256): EntityTagger => {
-  const tagOfDigest = (digest: Uint8Array) => `"${toBase64Url(digest.subarray(0, 16))}"`;
+  const tagOfDigest = (digest: Uint8Array) => `"${toBase64Url(digest, 16)}"`;
   return (text, link) => {
     return whenReady(sha256Text(sha256, link === undefined ? text : `${text}\n${link}`), tagOfDigest);
   };
