@@ -119,6 +119,34 @@ export class DurableTextFile {
     }
   }
 
+  /**
+   * `length` bytes from `offset` of the file as this process last wrote or read it, or
+   * `undefined` when the file changed since (an edit) or cannot be read: an owner that kept
+   * where some of its bytes lie in the file it wrote reads them back instead of making them
+   * again. Read through a new open of the path, checked to be that same version before and
+   * after the read.
+   */
+  async readOwnBytes(offset: number, length: number): Promise<Buffer | undefined> {
+    const version = this.#version;
+    let handle: FileHandle | undefined;
+    try {
+      handle = await this.#fs.open(this.file, 'r');
+      if (!sameVersion(versionOf(await handle.stat({ bigint: true })), version)) return undefined;
+      const bytes = Buffer.allocUnsafe(length);
+      for (let done = 0; done < length; ) {
+        const { bytesRead } = await handle.read(bytes, done, length - done, offset + done);
+        if (bytesRead === 0) return undefined;
+        done += bytesRead;
+      }
+      // An edit saved in place during the read shows in the version; one saved by rename left this inode as it was.
+      return sameVersion(versionOf(await handle.stat({ bigint: true })), version) && version === this.#version ? bytes : undefined;
+    } catch {
+      return undefined;
+    } finally {
+      await handle?.close().catch(() => {});
+    }
+  }
+
   /** The changes in the journal, oldest first: what the file's text does not hold yet. */
   journal(): Promise<string[]> {
     return this.#journal.read();

@@ -3,6 +3,12 @@ import type { StoredIdempotencyKey } from '../../core/PetStorage.js';
 import type { IdempotencyKeys } from '../IdempotencyKeys.js';
 import { keyJson } from './PetFileData.js';
 
+/** The bytes `reuse` checks a line's edges by. */
+const COMMA = 0x2c;
+const NEWLINE = 0x0a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+
 /** One key's line, after the separator every line but the file's first key has. */
 export const keyLine = (stored: StoredIdempotencyKey): string => `,\n${keyJson(stored)}`;
 
@@ -64,6 +70,31 @@ export class KeyLines {
       this.#encodeUpTo(keys, Math.min(keys.end, end + JOIN_BELOW));
       await new Promise((resolve) => setImmediate(resolve));
     }
+  }
+
+  /**
+   * Takes `bytes` as the lines of keys `start` to `end` of `keys`, each after its separator
+   * (`,\n{…}`), as a whole write put them in the file and the file gave them back: the keys
+   * the next write still holds are then not encoded again. Answers false, taking nothing,
+   * unless nothing is encoded yet and `bytes` are exactly `end - start` such lines (a check
+   * of the separators, not of each key: the file they come from was checked to be the one
+   * written, unchanged).
+   */
+  reuse(keys: IdempotencyKeys, start: number, end: number, bytes: Buffer): boolean {
+    if (this.#encodedEnd(keys) !== keys.first || this.#pieces.length > 0 || start > keys.first || start >= end || end > keys.end)
+      return false;
+    const offsets: number[] = [];
+    if (bytes[0] !== COMMA || bytes[1] !== NEWLINE || bytes[2] !== OPEN_BRACE || bytes.at(-1) !== CLOSE_BRACE) return false;
+    offsets.push(0);
+    for (let newline = bytes.indexOf(NEWLINE, 2); newline !== -1; newline = bytes.indexOf(NEWLINE, newline + 1)) {
+      // A key's text holds no raw line break (JSON escapes it), so each one starts a line.
+      if (bytes[newline - 2] !== CLOSE_BRACE || bytes[newline - 1] !== COMMA || bytes[newline + 1] !== OPEN_BRACE) return false;
+      offsets.push(newline - 1);
+      if (offsets.length > end - start) return false;
+    }
+    if (offsets.length !== end - start) return false;
+    this.#pieces.push({ start, end, bytes, offsets });
+    return true;
   }
 
   /** Forgets the lines of keys from sequence number `sequence` on, which are about to change. */

@@ -205,7 +205,7 @@ export class PetFile {
    */
   async #write(appended: Appended, failure: string): Promise<void> {
     try {
-      if (this.#holdsFailedAnimals || this.#data.journal.dirty) await this.#db.write();
+      if (this.#holdsFailedAnimals || this.#data.journal.dirty) await this.#writeWhole();
       else await this.#data.append(this.#changeOf(appended));
     } catch (error) {
       const landed = error instanceof DurableWriteError && error.replaced;
@@ -225,6 +225,12 @@ export class PetFile {
     this.#health.succeeded();
     if (appended.entries.length > 0) this.#onAppended(appended.entries.map(({ pet }) => pet));
     if (this.#data.journal.outgrown) this.#compactSoon();
+  }
+
+  /** Writes the file whole (emptying the journal); once it is the file, the serialiser may read its bytes back. */
+  async #writeWhole(): Promise<void> {
+    await this.#db.write();
+    this.#serializer.written();
   }
 
   /** What one write added, for the journal. */
@@ -247,11 +253,14 @@ export class PetFile {
     // Stopped when an edit replaces the content: its bytes must not be cached as the new one's.
     const content = this.#db.data;
     void this.#serializer
-      .prepare(content, () => this.#closed || this.#db.data !== content, { keys: true })
+      .prepare(content, () => this.#closed || this.#db.data !== content, {
+        keys: true,
+        readOwnBytes: (offset, length) => this.#text.readOwnBytes(offset, length),
+      })
       .then(() =>
         this.#queue.write(async () => {
           this.#refuseWhileUnusable();
-          if (this.#data.journal.outgrown) await this.#db.write();
+          if (this.#data.journal.outgrown) await this.#writeWhole();
         }),
       )
       .catch(() => {

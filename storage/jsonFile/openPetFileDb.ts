@@ -32,7 +32,11 @@ export const openPetFileDb = async (realFile: string, name: string, fs: FileSyst
     const adapter = new DurableDataFile<PetFileContent, PetChange>(
       text,
       {
-        parse: (content) => toPetFileContent(parsePetFile(content, name)),
+        parse: (content) => {
+          const data = toPetFileContent(parsePetFile(content, name));
+          serializer.read(content, data, text.sizes.file);
+          return data;
+        },
         serialize: (data) => serializer.serialize(data),
         encodeChange: encodePetChange,
         replay: (data, changes) => replayPetChanges(data, changes, name),

@@ -105,16 +105,63 @@ describe('The data file encodes its Idempotency-Keys ahead of a whole write', ()
     expect(JSON.parse(written).idempotencyKeys[0].key).toBe(wide(300).key);
   });
 
+  it('Should read back the keys a whole write put in the file, encoding only the keys that came since', async () => {
+    const content = contentWith(20_000);
+    const serializer = new PetFileSerializer();
+    let file = Buffer.concat(serializer.serialize(content));
+    serializer.written();
+    const reads: number[] = [];
+    const readOwnBytes = async (offset: number, length: number) => {
+      reads.push(length);
+      return Buffer.from(file.subarray(offset, offset + length));
+    };
+    appendEntries(
+      content,
+      Array.from({ length: 10 }, (_, at) => ({
+        newPet: { name: `New ${at}`, categoryId: 1, status: 'available' as const },
+        key: keyAt(20_000 + at),
+      })),
+    );
+    content.idempotencyKeys.sweep(START + 4_999 + DAY, 100_000);
+    const before = serializer.encodedBytes;
+    await serializer.prepare(content, () => false, { keys: true, readOwnBytes });
+    file = Buffer.concat(serializer.serialize(content));
+    serializer.written();
+    // Ten keys' lines and ten animals' encoded, not 15,010 keys'.
+    expect(serializer.encodedBytes - before).toBeLessThan(20 * 400);
+    expect(reads).toHaveLength(1);
+    expect(file.toString('utf8')).toBe(text(new PetFileSerializer(), content));
+    expect(JSON.parse(file.toString('utf8')).idempotencyKeys[0].key).toBe(keyAt(5_000).key);
+
+    // Bytes that are not those lines (a file changed under the same version) are not taken: every key is encoded again.
+    const garbled = async (offset: number, length: number) => {
+      const bytes = Buffer.from(file.subarray(offset, offset + length));
+      bytes.write('{"odd":1}\n', Math.floor(length / 2), 'latin1');
+      return bytes;
+    };
+    const again = serializer.encodedBytes;
+    await serializer.prepare(content, () => false, { keys: true, readOwnBytes: garbled });
+    expect(serializer.encodedBytes - again).toBeGreaterThan(15_010 * 150);
+    expect(text(serializer, content)).toBe(text(new PetFileSerializer(), content));
+  });
+
   it('Should write what a fresh serialiser writes through many small writes, sweeps, failed writes and an empty queue', async () => {
     const content = contentWith(0);
     const serializer = new PetFileSerializer();
+    // The file as the last whole write that succeeded left it, which `prepare` reads keys' lines back from.
+    let file = Buffer.alloc(0);
+    let reads = 0;
+    const readOwnBytes = async (offset: number, length: number) => {
+      reads++;
+      return offset + length <= file.byteLength ? Buffer.from(file.subarray(offset, offset + length)) : undefined;
+    };
     let at = 0;
     for (let write = 0; write < 400; write++) {
       const entries = Array.from({ length: 1 + (write % 7) }, (_, offset) => ({
         newPet: { name: `Animal ${at + offset}`, categoryId: 2, status: 'sold' as const },
         ...(offset % 3 === 2 ? {} : { key: keyAt(at + offset) }),
       }));
-      if (write % 5 === 0) await serializer.prepare(content, () => false, { keys: true });
+      if (write % 5 === 0) await serializer.prepare(content, () => false, { keys: true, readOwnBytes });
       const appended = appendEntries(content, entries);
       at += entries.length;
       if (write % 11 === 5) {
@@ -127,8 +174,15 @@ describe('The data file encodes its Idempotency-Keys ahead of a whole write', ()
       }
       if (write % 13 === 0) content.idempotencyKeys.sweep(START + at - 300 + DAY, 1 + (write % 200));
       if (write === 300) content.idempotencyKeys.sweep(START + at + DAY, 1_000_000);
-      expect(text(serializer, content)).toBe(text(new PetFileSerializer(), content));
+      const written = Buffer.concat(serializer.serialize(content));
+      expect(written.toString('utf8')).toBe(text(new PetFileSerializer(), content));
+      // Most whole writes succeed and are the file; some fail and leave the one before.
+      if (write % 17 !== 3) {
+        file = written;
+        serializer.written();
+      }
     }
+    expect(reads).toBeGreaterThan(40);
   });
 
   it('Should write each key as JSON.stringify writes it, whatever its text', () => {

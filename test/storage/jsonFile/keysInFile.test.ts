@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { IdempotencyKey, StoredIdempotencyKey } from '../../../core/PetStorage.js';
 import type { Pet } from '../../../core/schemas/Pet.js';
+import { DurableTextFile } from '../../../storage/durableFile/index.js';
 import { openJsonFileStorage } from '../../../storage/jsonFile/openJsonFileStorage.js';
 import { tempDataFile } from '../../support/tempFolder.js';
 import { journalLines } from './readDataFile.js';
@@ -75,5 +76,50 @@ describe('Idempotency-Keys in the data file', () => {
     const onDisk = JSON.parse(fs.readFileSync(file, 'utf8'));
     expect(onDisk.idempotencyKeys).toEqual([]);
     expect(onDisk.pets).toHaveLength(6);
+  });
+
+  it('Should keep every key through whole writes that read the keys before them back from the file', { timeout: 30_000 }, async () => {
+    const file = tempDataFile();
+    const readBack = vi.spyOn(DurableTextFile.prototype, 'readOwnBytes');
+    // From the smallest journal on: the file is written whole once the journal outgrows it.
+    const wholeWrites = vi.spyOn(DurableTextFile.prototype, 'write');
+    const storage = await openJsonFileStorage({ file, journalMinBytes: 0 });
+    const created = new Map<string, number>();
+    // Each round's journal outgrows the file as it was before the round, so each ends in a whole write.
+    for (const [round, count] of [40, 200, 1_000, 5_000].entries()) {
+      const keys = Array.from({ length: count }, (_, at) => keyAt(`round-${round}-key-${at}`, Date.now()));
+      const answers = await Promise.all(keys.map((key) => storage.createIdempotent(rex, key)));
+      for (const [at, { pet }] of answers.entries()) created.set(keys[at]!.key, pet.id);
+      await vi.waitFor(() => expect(wholeWrites).toHaveBeenCalledTimes(round + 1), { timeout: 5_000 });
+      await wholeWrites.mock.results[round]!.value;
+    }
+    await storage.close();
+    // The second whole write on read back the keys the one before wrote.
+    const gaveBytes = await Promise.all(readBack.mock.results.map(({ value }) => value as Promise<Buffer | undefined>));
+    expect(gaveBytes.filter((bytes) => bytes !== undefined)).toHaveLength(3);
+    // The file alone holds every key, once, in order, each with its animal.
+    const onDisk = JSON.parse(fs.readFileSync(file, 'utf8')) as { idempotencyKeys: { key: string; petId: number }[] };
+    expect(onDisk.idempotencyKeys.map(({ key, petId }) => [key, petId])).toEqual([...created]);
+    // After a start, the first whole write reads back the keys of the file as it was read.
+    const reopened = await openJsonFileStorage({ file, journalMinBytes: 0 });
+    const writesBefore = wholeWrites.mock.calls.length;
+    const readsBefore = readBack.mock.calls.length;
+    const more = Array.from({ length: 8_000 }, (_, at) => keyAt(`after-start-key-${at}`, Date.now()));
+    for (const [at, { pet }] of (await Promise.all(more.map((key) => reopened.createIdempotent(rex, key)))).entries()) {
+      created.set(more[at]!.key, pet.id);
+    }
+    await vi.waitFor(() => expect(wholeWrites.mock.calls.length).toBeGreaterThan(writesBefore), { timeout: 5_000 });
+    await wholeWrites.mock.results[writesBefore]!.value;
+    expect(readBack.mock.calls.length).toBe(readsBefore + 1);
+    expect(await readBack.mock.results[readsBefore]!.value).toBeInstanceOf(Buffer);
+    for (const [key, id] of created) {
+      const retry = await reopened.createIdempotent(rex, keyAt(key, Date.now()));
+      expect(retry).toMatchObject({ replayed: true, pet: { id } });
+    }
+    await reopened.close();
+    const atLast = JSON.parse(fs.readFileSync(file, 'utf8')) as { idempotencyKeys: { key: string; petId: number }[] };
+    expect(atLast.idempotencyKeys.map(({ key, petId }) => [key, petId])).toEqual([...created]);
+    wholeWrites.mockRestore();
+    readBack.mockRestore();
   });
 });
