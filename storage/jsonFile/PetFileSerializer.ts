@@ -124,12 +124,13 @@ export class PetFileSerializer {
     this.#serializedKeys = undefined;
     this.#writtenKeys = undefined;
     const keys = content.idempotencyKeys;
-    // Inside a string every quote is escaped, so this text is the list's own opening.
-    const opening = text.indexOf(KEYS_OPENING);
-    if (keys.size === 0 || opening === -1) return;
+    // Inside a string every quote is escaped and no line breaks, so these texts are the list's
+    // own opening and end (the opening is sought from the start: V8's lastIndexOf is slower
+    // over the keys than indexOf over a million animals, about 25 ms).
+    const opening = keys.size === 0 ? -1 : text.indexOf(KEYS_OPENING);
+    const end = text.lastIndexOf('\n]');
+    if (opening === -1 || end < opening + KEYS_OPENING.length) return;
     const first = opening + KEYS_OPENING.length - 1;
-    const end = text.indexOf('\n]', first + 1);
-    if (end === -1) return;
     // Counted from the file's end, so only the keys' part of the text is measured in bytes.
     const fromFirst = Buffer.byteLength(text.slice(first));
     const length = fromFirst - Buffer.byteLength(text.slice(end));
