@@ -73,18 +73,20 @@ export class KeyLines {
   }
 
   /**
-   * Takes `bytes` as the lines of keys `start` to `end` of `keys`, each after its separator
-   * (`,\n{…}`), as a whole write put them in the file and the file gave them back: the keys
-   * the next write still holds are then not encoded again. Answers false, taking nothing,
-   * unless nothing is encoded yet and `bytes` are exactly `end - start` such lines (a check
-   * of the separators, not of each key: the file they come from was checked to be the one
-   * written, unchanged).
+   * Takes `bytes` as the lines of keys `start` to `end` of `keys` as a whole write put them
+   * in the file and the file gave them back, from the byte before the first line (the file's
+   * first line has no separator's comma: that byte becomes it): the keys the next write
+   * still holds are then not encoded again. Answers false, taking nothing, unless nothing is
+   * encoded yet and `bytes` are exactly `end - start` lines of one key each (a check of the
+   * separators, not of each key: the file they come from was checked to be the one written,
+   * unchanged).
    */
   reuse(keys: IdempotencyKeys, start: number, end: number, bytes: Buffer): boolean {
     if (this.#encodedEnd(keys) !== keys.first || this.#pieces.length > 0 || start > keys.first || start >= end || end > keys.end)
       return false;
     const offsets: number[] = [];
-    if (bytes[0] !== COMMA || bytes[1] !== NEWLINE || bytes[2] !== OPEN_BRACE || bytes.at(-1) !== CLOSE_BRACE) return false;
+    bytes[0] = COMMA;
+    if (bytes[1] !== NEWLINE || bytes[2] !== OPEN_BRACE || bytes.at(-1) !== CLOSE_BRACE) return false;
     offsets.push(0);
     for (let newline = bytes.indexOf(NEWLINE, 2); newline !== -1; newline = bytes.indexOf(NEWLINE, newline + 1)) {
       // A key's text holds no raw line break (JSON escapes it), so each one starts a line.

@@ -35,9 +35,6 @@ const KEYS_OPENING = '"idempotencyKeys":[\n';
 /** The byte just before the keys' first line in a written file: the list's opening bracket. */
 const KEYS_OPEN = 0x5b;
 
-/** The separator a key line starts with in `KeyLines`' pieces, which the file's first line goes without. */
-const COMMA = 0x2c;
-
 /** How many tail pieces are kept apart before they are joined into one. */
 const MAX_TAIL_PIECES = 64;
 
@@ -184,10 +181,9 @@ export class PetFileSerializer {
     if (!keys) return;
     const written = this.#writtenKeys;
     if (readOwnBytes && written?.queue === idempotencyKeys && written.end > idempotencyKeys.first) {
-      // From the byte before the first line (the list's bracket), which becomes the separator KeyLines' first line has.
+      // From the byte before the first line: the list's bracket.
       const bytes = await readOwnBytes(written.offset - 1, written.length + 1);
       if (bytes?.[0] === KEYS_OPEN && !stopped() && this.#writtenKeys === written) {
-        bytes[0] = COMMA;
         this.#keyLines.reuse(idempotencyKeys, written.start, written.end, bytes);
       }
     }
