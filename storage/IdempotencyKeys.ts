@@ -154,7 +154,11 @@ export class IdempotencyKeys {
     this.#oddFingerprints.delete(sequence);
   }
 
-  /** Doubles the columns, moving each key to its slot under the new mask. */
+  /**
+   * Doubles the columns, moving each key to its slot under the new mask: run by run (a
+   * run ends where either ring wraps, so there are at most three), each column's run in one
+   * copy, not key by key (a view of each key's digest cost more than the rest of its move).
+   */
   #grow(): void {
     const capacity = (this.#mask + 1) * 2;
     const mask = capacity - 1;
@@ -164,15 +168,18 @@ export class IdempotencyKeys {
     const expiresAt = new Float64Array(capacity);
     const key = stringColumn(capacity);
     const digests = new Uint8Array(capacity * DIGEST_BYTES);
-    for (let sequence = this.#first; sequence < this.#end; sequence++) {
+    for (let sequence = this.#first; sequence < this.#end; ) {
+      const runEnd = Math.min(this.#end, (sequence | this.#mask) + 1, (sequence | mask) + 1);
       const from = sequence & this.#mask;
       const to = sequence & mask;
-      scopeOf[to] = this.#scopeOf[from]!;
-      petId[to] = this.#petId[from]!;
-      createdAt[to] = this.#createdAt[from]!;
-      expiresAt[to] = this.#expiresAt[from]!;
-      key[to] = this.#key[from];
-      digests.set(this.#digests.subarray(from * DIGEST_BYTES, (from + 1) * DIGEST_BYTES), to * DIGEST_BYTES);
+      const length = runEnd - sequence;
+      scopeOf.set(this.#scopeOf.subarray(from, from + length), to);
+      petId.set(this.#petId.subarray(from, from + length), to);
+      createdAt.set(this.#createdAt.subarray(from, from + length), to);
+      expiresAt.set(this.#expiresAt.subarray(from, from + length), to);
+      digests.set(this.#digests.subarray(from * DIGEST_BYTES, (from + length) * DIGEST_BYTES), to * DIGEST_BYTES);
+      for (let offset = 0; offset < length; offset++) key[to + offset] = this.#key[from + offset];
+      sequence = runEnd;
     }
     this.#mask = mask;
     this.#scopeOf = scopeOf;
