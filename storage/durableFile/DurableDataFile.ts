@@ -65,6 +65,20 @@ export class DurableDataFile<T, C> implements Adapter<T> {
     await this.#text.write(this.#format.serialize(data));
   }
 
+  /**
+   * Writes the data whole while appends to the journal go on. Its bytes and the journal's
+   * place are taken now (call it where no append is under way); `written` resolves once the
+   * file is replaced durably (or rejects as `write` does, the journal untouched). Then
+   * `finish`, where no append is under way, drops the journal's lines the file now holds,
+   * keeping those appended meanwhile. Until it has, the file and the whole journal are a
+   * valid pair: replay skips what the file holds.
+   */
+  writeAlongside(data: T): { written: Promise<void>; finish: () => Promise<void> } {
+    const mark = this.#text.journalMark;
+    const written = this.#text.replace(this.#format.serialize(data));
+    return { written, finish: () => this.#text.keepJournalFrom(mark) };
+  }
+
   /** Appends one change (already made to the data) to the journal; resolves once it is durable. */
   async append(change: C): Promise<void> {
     await this.#text.append(this.#format.encodeChange(change));

@@ -4,7 +4,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { DataFileError } from './DataFileError.js';
 import type { FileSystem } from './FileSystem.js';
 import { type FileVersion, type Ownership, ownershipOf, sameVersion, versionOf } from './FileVersion.js';
-import { Journal, journalPath } from './Journal.js';
+import { Journal, type JournalMark, journalPath } from './Journal.js';
 import { lockDataFile } from './lockDataFile.js';
 import { probeDisk } from './probeDisk.js';
 import { replaceDurably } from './replaceDurably.js';
@@ -175,6 +175,23 @@ export class DurableTextFile {
    * read or wrote it; a DurableWriteError when the disk fails.
    */
   async write(chunks: readonly Uint8Array[]): Promise<void> {
+    await this.replace(chunks);
+    // The new file holds the journal's changes. Should emptying it fail, they are read
+    // again at the next open and found there already (a journal's reader skips those).
+    await this.#journal.clear().catch(() => {});
+  }
+
+  /** Where the journal stands now: bytes that hold what the file's content holds now are written with `replace`, then `keepJournalFrom` this. */
+  get journalMark(): JournalMark {
+    return this.#journal.mark;
+  }
+
+  /**
+   * Replaces the file's content with these bytes, leaving the journal as it is; resolves once
+   * they are durable. Appends may go on meanwhile: once it resolves, `keepJournalFrom` the
+   * mark taken when the bytes were made drops the lines they hold. Throws as `write` does.
+   */
+  async replace(chunks: readonly Uint8Array[]): Promise<void> {
     await replaceDurably(
       {
         fs: this.#fs,
@@ -186,9 +203,14 @@ export class DurableTextFile {
       },
       chunks,
     );
-    // The new file holds the journal's changes. Should emptying it fail, they are read
-    // again at the next open and found there already (a journal's reader skips those).
-    await this.#journal.clear().catch(() => {});
+  }
+
+  /**
+   * Keeps only the journal's lines appended since `mark`, once the file was replaced with
+   * bytes holding the changes before it (see `Journal.keepFrom`); never with an append under way.
+   */
+  keepJournalFrom(mark: JournalMark): Promise<void> {
+    return this.#journal.keepFrom(mark);
   }
 
   /**
@@ -225,9 +247,9 @@ export class DurableTextFile {
     }
   }
 
-  /** Removes temp files that a crashed writer left behind; only while this process owns the file. */
-  removeStaleTempFiles(): Promise<string[]> {
-    return removeStaleTempFiles(this.#fs, this.file);
+  /** Removes temp files that a crashed writer left behind (the file's and the journal's); only while this process owns the file. */
+  async removeStaleTempFiles(): Promise<string[]> {
+    return [...(await removeStaleTempFiles(this.#fs, this.file)), ...(await removeStaleTempFiles(this.#fs, journalPath(this.file)))];
   }
 
   /** Closes the file and its journal (removed when empty), which releases its locks: another process may take it at once. */

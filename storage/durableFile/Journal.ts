@@ -5,8 +5,17 @@ import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { DurableWriteError } from './DurableWriteError.js';
 import type { FileSystem } from './FileSystem.js';
+import { writeAll } from './replaceDurably.js';
 import { syncFolder } from './syncFolder.js';
-import { NEW_FILE_MODE } from './tempFiles.js';
+import { NEW_FILE_MODE, tempPath } from './tempFiles.js';
+
+/** Where the journal stood when a whole write of the data began: the lines before it are in that write. */
+export interface JournalMark {
+  /** Which journal file it is: emptying or replacing the journal makes a new one. */
+  generation: number;
+  /** Its size then, in bytes. */
+  size: number;
+}
 
 /** The journal's path: beside the file, named after it. */
 export const journalPath = (file: string): string => `${file}.journal`;
@@ -58,6 +67,7 @@ export class Journal {
   #dsync = false;
   #size = 0;
   #dirty = false;
+  #generation = 0;
   /** The changes `open` read, kept for the first `read` (a start's) unless the journal changed before it, so a start reads and checks the journal once. */
   #openedChanges: string[] | undefined;
 
@@ -94,6 +104,11 @@ export class Journal {
   /** The journal's size in bytes (its whole lines). */
   get size(): number {
     return this.#size;
+  }
+
+  /** Where the journal stands now (see JournalMark). */
+  get mark(): JournalMark {
+    return { generation: this.#generation, size: this.#size };
   }
 
   /** Whether an append failed in a way that may have left its change in the journal. */
@@ -154,10 +169,57 @@ export class Journal {
   async clear(): Promise<void> {
     this.#openedChanges = undefined;
     if (!this.#handle || (this.#size === 0 && !this.#dirty)) return;
+    this.#generation++;
     await this.#handle.truncate(0);
     await this.#handle.datasync();
     this.#size = 0;
     this.#dirty = false;
+  }
+
+  /**
+   * Keeps only the lines appended since `mark`: the file was written whole with the changes
+   * before it, while appends went on. The later lines are copied to a journal file of their
+   * own, made durable, and renamed over this one, so a crash at any moment leaves one whole
+   * journal or the other (the older one's first lines are in the file, and a reader skips
+   * those). Does nothing when the journal was emptied or replaced since `mark`, or may hold
+   * a failed change (the next write is whole then). Throws a DurableWriteError when the disk
+   * fails before the rename; the journal is then as it was.
+   */
+  async keepFrom(mark: JournalMark): Promise<void> {
+    if (mark.generation !== this.#generation || this.#dirty || !this.#handle || mark.size > this.#size) return;
+    if (mark.size === this.#size) return this.clear();
+    this.#openedChanges = undefined;
+    const later = Buffer.alloc(this.#size - mark.size);
+    const journal = journalPath(this.#file);
+    const temp = tempPath(journal);
+    let step = 'read the journal';
+    let handle: FileHandle | undefined;
+    try {
+      for (let done = 0; done < later.byteLength; ) {
+        const { bytesRead } = await this.#handle.read(later, done, later.byteLength - done, mark.size + done);
+        if (bytesRead === 0) throw new Error(`read ${done} of ${later.byteLength} bytes`);
+        done += bytesRead;
+      }
+      step = 'write a new journal';
+      handle = await this.#fs.open(temp, this.#openFlags() | constants.O_CREAT | constants.O_EXCL, NEW_FILE_MODE);
+      await writeAll(handle, [later]);
+      step = 'fsync the new journal';
+      await handle.sync();
+      step = 'rename the new journal over the journal';
+      await this.#fs.rename(temp, journal);
+    } catch (error) {
+      await handle?.close().catch(() => {});
+      await this.#fs.unlink(temp).catch(() => {});
+      throw new DurableWriteError(this.#name, step, false, error);
+    }
+    // The new journal is in place: appends go to it from now on, whatever comes next.
+    const replaced = this.#handle;
+    this.#handle = handle;
+    this.#size = later.byteLength;
+    this.#generation++;
+    await replaced.close().catch(() => {});
+    // Until the folder's fsync, a crash may bring the older journal back: it still holds every line.
+    await syncFolder(this.#fs, path.dirname(this.#file)).catch(() => {});
   }
 
   /** Closes the journal, removing it when empty, so a stopped file is its document alone. */
@@ -172,10 +234,16 @@ export class Journal {
     await handle.close().catch(() => {});
   }
 
+  /** Read and write, each write durable on return where the system has O_DSYNC. */
+  #openFlags(): number {
+    const { O_RDWR, O_DSYNC } = constants;
+    return O_DSYNC === undefined ? O_RDWR : O_RDWR | O_DSYNC;
+  }
+
   /** Opens (or, with `create`, creates durably: its name fsynced into the folder) the journal's file. */
   async #openHandle(create: boolean): Promise<void> {
-    const { O_RDWR, O_CREAT, O_DSYNC } = constants;
-    const flags = O_DSYNC === undefined ? O_RDWR : O_RDWR | O_DSYNC;
+    const { O_CREAT, O_DSYNC } = constants;
+    const flags = this.#openFlags();
     this.#dsync = O_DSYNC !== undefined;
     if (!create) {
       this.#handle = await this.#fs.open(journalPath(this.#file), flags);

@@ -79,7 +79,8 @@ export const createControlledFileSystem = (folder: string) => {
         fileSyncFails = plan.failFileSync === true;
       }
       const handle = await nodeFileSystem.open(file, flags, mode);
-      if (file.endsWith('.journal')) return controlledJournal(handle, nextPlan);
+      // The journal, or the new journal a whole write made alongside creates puts in its place.
+      if (file.endsWith('.journal') || /\.journal\.\d+\.[0-9a-f]+\.tmp$/.test(file)) return controlledJournal(handle, nextPlan);
       if (flags === 'wx' && fileSyncFails) return failingSync(handle);
       if (path.resolve(file) === path.resolve(folder) && folderSyncFails) {
         folderSyncFails = false;

@@ -82,7 +82,7 @@ describe('Idempotency-Keys in the data file', () => {
     const file = tempDataFile();
     const readBack = vi.spyOn(DurableTextFile.prototype, 'readOwnBytes');
     // From the smallest journal on: the file is written whole once the journal outgrows it.
-    const wholeWrites = vi.spyOn(DurableTextFile.prototype, 'write');
+    const wholeWrites = vi.spyOn(DurableTextFile.prototype, 'replace');
     const storage = await openJsonFileStorage({ file, journalMinBytes: 0 });
     const created = new Map<string, number>();
     // Each round's journal outgrows the file as it was before the round, so each ends in a whole write.

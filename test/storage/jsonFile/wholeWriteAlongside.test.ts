@@ -1,0 +1,108 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { IdempotencyKey } from '../../../core/PetStorage.js';
+import { type FileSystem, nodeFileSystem } from '../../../storage/durableFile/index.js';
+import { openJsonFileStorage, openJsonFileStorageOn } from '../../../storage/jsonFile/openJsonFileStorage.js';
+import { tempDataFile } from '../../support/tempFolder.js';
+import { gate, until } from './controlledFileSystem.js';
+import { journalLines } from './readDataFile.js';
+
+const rex = { name: 'Rex', categoryId: 3, status: 'available' } as const;
+
+const keyAt = (key: string): IdempotencyKey => {
+  const createdAt = Date.now();
+  return { scope: 'a1b2c3', key, fingerprint: 'digest-of-payload', createdAt, expiresAt: createdAt + 86_400_000 };
+};
+
+/** Node's file system, except that once armed, a whole write's temp file waits for `held` before it opens, and renames may fail. */
+const controlled = ({ failJournalRename = false } = {}) => {
+  const held = gate();
+  let armed = false;
+  let waiting = 0;
+  const fs: FileSystem = {
+    ...nodeFileSystem,
+    open: (async (file: string, flags?: string | number, mode?: number) => {
+      if (armed && flags === 'wx') {
+        waiting++;
+        await held.closed;
+      }
+      return nodeFileSystem.open(file, flags, mode);
+    }) as FileSystem['open'],
+    rename: async (from, to) => {
+      if (failJournalRename && String(to).endsWith('.journal')) throw Object.assign(new Error('EIO: i/o error, rename'), { code: 'EIO' });
+      return nodeFileSystem.rename(from, to);
+    },
+  };
+  return { fs, held, arm: () => (armed = true), waiting: () => waiting };
+};
+
+/** Resolves with `promise`, or rejects if it takes longer than `milliseconds`. */
+const within = <T>(promise: Promise<T>, milliseconds: number, what: string) =>
+  Promise.race([
+    promise,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} waited ${milliseconds} ms`)), milliseconds)),
+  ]);
+
+const documentOf = (file: string) =>
+  JSON.parse(fs.readFileSync(file, 'utf8')) as { pets: { id: number }[]; idempotencyKeys: { key: string }[] };
+
+/** Opens the file again (as a start after a crash would) and checks every key replays its animal, each animal there once. */
+const expectEveryKeyOnce = async (file: string, created: Map<string, number>) => {
+  const storage = await openJsonFileStorage({ file });
+  const ids = (await storage.list({ after: 0, limit: 1000 })).map(({ id }) => id);
+  expect(ids).toEqual([...created.values()].sort((a, b) => a - b));
+  for (const [key, id] of created) expect(await storage.createIdempotent(rex, keyAt(key))).toMatchObject({ replayed: true, pet: { id } });
+  await storage.close();
+};
+
+describe('A whole write made alongside creates', () => {
+  it('Should answer creates while the file is written whole, and keep in the journal only those', async () => {
+    const file = tempDataFile();
+    const { fs: controlledFs, held, arm, waiting } = controlled();
+    // From the smallest journal on: the first create's line outgrows the empty document.
+    const storage = await openJsonFileStorageOn(file, controlledFs, undefined, undefined, 0);
+    arm();
+    const created = new Map<string, number>();
+    created.set('before', (await storage.createIdempotent(rex, keyAt('before'))).pet.id);
+    await until(() => waiting() === 1, 'a whole write began');
+
+    // The whole write waits; creates do not.
+    const during = await within(
+      Promise.all(Array.from({ length: 20 }, (_, at) => storage.createIdempotent(rex, keyAt(`during-${at}`)))),
+      2_000,
+      'creates during a whole write',
+    );
+    for (const [at, { pet }] of during.entries()) created.set(`during-${at}`, pet.id);
+    expect(documentOf(file).pets).toEqual([]);
+
+    held.open();
+    await until(() => documentOf(file).pets.length === 1, 'the whole write');
+    await until(() => journalLines(file).flatMap(({ pets }) => pets).length === 20, 'the journal kept only the later lines');
+    expect(documentOf(file).idempotencyKeys.map(({ key }) => key)).toEqual(['before']);
+    created.set('after', (await storage.createIdempotent(rex, keyAt('after'))).pet.id);
+    await storage.close();
+    expect(documentOf(file).pets).toHaveLength(22);
+    await expectEveryKeyOnce(file, created);
+  });
+
+  it('Should lose nothing and add nothing twice when the journal cannot be cut after the file was written whole', async () => {
+    const file = tempDataFile();
+    const { fs: controlledFs, held, arm, waiting } = controlled({ failJournalRename: true });
+    const storage = await openJsonFileStorageOn(file, controlledFs, undefined, undefined, 0);
+    arm();
+    const created = new Map<string, number>();
+    created.set('before', (await storage.createIdempotent(rex, keyAt('before'))).pet.id);
+    await until(() => waiting() === 1, 'a whole write began');
+    for (let at = 0; at < 5; at++) created.set(`during-${at}`, (await storage.createIdempotent(rex, keyAt(`during-${at}`))).pet.id);
+    held.open();
+    await until(() => documentOf(file).pets.length === 1, 'the whole write');
+    // The new document beside the whole journal, as a crash between the two would leave them.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(journalLines(file).flatMap(({ pets }) => pets)).toHaveLength(6);
+    fs.copyFileSync(file, `${file}.copy`);
+    fs.copyFileSync(`${file}.journal`, `${file}.copy.journal`);
+    await storage.close();
+    await expectEveryKeyOnce(`${file}.copy`, created);
+    await expectEveryKeyOnce(file, created);
+  });
+});
