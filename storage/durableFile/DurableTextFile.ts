@@ -4,6 +4,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { DataFileError } from './DataFileError.js';
 import type { FileSystem } from './FileSystem.js';
 import { type FileVersion, type Ownership, ownershipOf, sameVersion, versionOf } from './FileVersion.js';
+import { readAll } from './fileBytes.js';
 import { Journal, type JournalMark, journalPath } from './Journal.js';
 import { lockDataFile } from './lockDataFile.js';
 import { probeDisk } from './probeDisk.js';
@@ -132,12 +133,7 @@ export class DurableTextFile {
     try {
       handle = await this.#fs.open(this.file, 'r');
       if (!sameVersion(versionOf(await handle.stat({ bigint: true })), version)) return undefined;
-      const bytes = Buffer.allocUnsafe(length);
-      for (let done = 0; done < length; ) {
-        const { bytesRead } = await handle.read(bytes, done, length - done, offset + done);
-        if (bytesRead === 0) return undefined;
-        done += bytesRead;
-      }
+      const bytes = await readAll(handle, offset, length);
       // An edit saved in place during the read shows in the version; one saved by rename left this inode as it was.
       return sameVersion(versionOf(await handle.stat({ bigint: true })), version) && version === this.#version ? bytes : undefined;
     } catch {

@@ -5,7 +5,7 @@ import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { DurableWriteError } from './DurableWriteError.js';
 import type { FileSystem } from './FileSystem.js';
-import { writeAll } from './replaceDurably.js';
+import { readAll, writeAll } from './fileBytes.js';
 import { syncFolder } from './syncFolder.js';
 import { NEW_FILE_MODE, tempPath } from './tempFiles.js';
 
@@ -16,6 +16,12 @@ export interface JournalMark {
   /** Its size then, in bytes. */
   size: number;
 }
+
+/** Whether the system has O_DSYNC: each write to the journal is then durable on return. */
+const WRITES_ARE_DURABLE = constants.O_DSYNC !== undefined;
+
+/** How the journal is opened: read and write, each write durable on return where the system can. */
+const OPEN_FLAGS = WRITES_ARE_DURABLE ? constants.O_RDWR | constants.O_DSYNC : constants.O_RDWR;
 
 /** The journal's path: beside the file, named after it. */
 export const journalPath = (file: string): string => `${file}.journal`;
@@ -64,7 +70,6 @@ export class Journal {
   readonly #name: string;
   /** Open once the journal exists; writes to it are durable on return where the system has O_DSYNC. */
   #handle: FileHandle | undefined;
-  #dsync = false;
   #size = 0;
   #dirty = false;
   #generation = 0;
@@ -148,7 +153,7 @@ export class Journal {
         done += bytesWritten;
       }
       step = 'fdatasync the journal';
-      if (!this.#dsync) await this.#handle!.datasync();
+      if (!WRITES_ARE_DURABLE) await this.#handle!.datasync();
     } catch (error) {
       // Cut back what may have landed; if that fails too, the journal may hold the change.
       const cut =
@@ -189,19 +194,15 @@ export class Journal {
     if (mark.generation !== this.#generation || this.#dirty || !this.#handle || mark.size > this.#size) return;
     if (mark.size === this.#size) return this.clear();
     this.#openedChanges = undefined;
-    const later = Buffer.alloc(this.#size - mark.size);
     const journal = journalPath(this.#file);
     const temp = tempPath(journal);
     let step = 'read the journal';
     let handle: FileHandle | undefined;
+    let later: Buffer;
     try {
-      for (let done = 0; done < later.byteLength; ) {
-        const { bytesRead } = await this.#handle.read(later, done, later.byteLength - done, mark.size + done);
-        if (bytesRead === 0) throw new Error(`read ${done} of ${later.byteLength} bytes`);
-        done += bytesRead;
-      }
+      later = await readAll(this.#handle, mark.size, this.#size - mark.size);
       step = 'write a new journal';
-      handle = await this.#fs.open(temp, this.#openFlags() | constants.O_CREAT | constants.O_EXCL, NEW_FILE_MODE);
+      handle = await this.#fs.open(temp, OPEN_FLAGS | constants.O_CREAT | constants.O_EXCL, NEW_FILE_MODE);
       await writeAll(handle, [later]);
       step = 'fsync the new journal';
       await handle.sync();
@@ -234,22 +235,13 @@ export class Journal {
     await handle.close().catch(() => {});
   }
 
-  /** Read and write, each write durable on return where the system has O_DSYNC. */
-  #openFlags(): number {
-    const { O_RDWR, O_DSYNC } = constants;
-    return O_DSYNC === undefined ? O_RDWR : O_RDWR | O_DSYNC;
-  }
-
   /** Opens (or, with `create`, creates durably: its name fsynced into the folder) the journal's file. */
   async #openHandle(create: boolean): Promise<void> {
-    const { O_CREAT, O_DSYNC } = constants;
-    const flags = this.#openFlags();
-    this.#dsync = O_DSYNC !== undefined;
     if (!create) {
-      this.#handle = await this.#fs.open(journalPath(this.#file), flags);
+      this.#handle = await this.#fs.open(journalPath(this.#file), OPEN_FLAGS);
       return;
     }
-    const handle = await this.#fs.open(journalPath(this.#file), flags | O_CREAT, NEW_FILE_MODE);
+    const handle = await this.#fs.open(journalPath(this.#file), OPEN_FLAGS | constants.O_CREAT, NEW_FILE_MODE);
     try {
       await handle.sync();
       await syncFolder(this.#fs, path.dirname(this.#file));

@@ -5,17 +5,10 @@ import path from 'node:path';
 import { DurableWriteError, FileChangedError } from './DurableWriteError.js';
 import type { FileSystem } from './FileSystem.js';
 import type { Ownership } from './FileVersion.js';
+import { writeAll } from './fileBytes.js';
 import { lockDataFile } from './lockDataFile.js';
 import { syncFolder } from './syncFolder.js';
 import { NEW_FILE_MODE, tempPath } from './tempFiles.js';
-
-/** Writes all the chunks to a handle. */
-export const writeAll = async (handle: FileHandle, chunks: readonly Uint8Array[]): Promise<void> => {
-  const { bytesWritten } = await handle.writev(chunks as Uint8Array[]);
-  const expected = chunks.reduce((total, chunk) => total + chunk.byteLength, 0);
-  // libuv writes until done or failed; a short count would be a bug below us, not a retry case.
-  if (bytesWritten !== expected) throw new Error(`wrote ${bytesWritten} of ${expected} bytes`);
-};
 
 /**
  * Gives a replacement the file's owner, group and permissions. chown comes first, since it
