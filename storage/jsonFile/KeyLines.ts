@@ -82,8 +82,8 @@ export class KeyLines {
    * unchanged).
    */
   reuse(keys: IdempotencyKeys, start: number, end: number, bytes: Buffer): boolean {
-    if (this.#encodedEnd(keys) !== keys.first || this.#pieces.length > 0 || start > keys.first || start >= end || end > keys.end)
-      return false;
+    // Nothing encoded yet: the encoded end is the queue's first key.
+    if (this.#encodedEnd(keys) !== keys.first || start > keys.first || start >= end || end > keys.end) return false;
     const offsets: number[] = [];
     bytes[0] = COMMA;
     if (bytes[1] !== NEWLINE || bytes[2] !== OPEN_BRACE || bytes.at(-1) !== CLOSE_BRACE) return false;

@@ -29,11 +29,14 @@ interface WrittenKeys {
 /** Reads bytes back from the file as this process last wrote it, or answers `undefined` (see DurableTextFile.readOwnBytes). */
 export type ReadOwnBytes = (offset: number, length: number) => Promise<Buffer | undefined>;
 
-/** How the keys' list opens in a file this serialiser wrote, up to its first line's line break. */
-const KEYS_OPENING = '"idempotencyKeys":[\n';
+/** How the keys' list opens in a file this serialiser writes; its first line follows, after a line break. */
+const KEYS_LIST = '"idempotencyKeys":[';
+
+/** What `read` seeks: the list's opening up to its first line's line break. */
+const KEYS_OPENING = `${KEYS_LIST}\n`;
 
 /** The byte just before the keys' first line in a written file: the list's opening bracket. */
-const KEYS_OPEN = 0x5b;
+const KEYS_OPEN = KEYS_LIST.charCodeAt(KEYS_LIST.length - 1);
 
 /** How many tail pieces are kept apart before they are joined into one. */
 const MAX_TAIL_PIECES = 64;
@@ -82,7 +85,7 @@ export class PetFileSerializer {
     const fullChunks = Math.floor(pets.length / CHUNK_SIZE);
     for (let index = 0; index < fullChunks; index++) buffers.push(this.#chunk(pets, index));
     for (const { bytes } of this.#tailOf(pets, fullChunks * CHUNK_SIZE)) buffers.push(bytes);
-    buffers.push(Buffer.from(`${pets.length === 0 ? '' : '\n'}],"idempotencyKeys":[`));
+    buffers.push(Buffer.from(`${pets.length === 0 ? '' : '\n'}],${KEYS_LIST}`));
     const keys = idempotencyKeys instanceof IdempotencyKeys ? idempotencyKeys : new IdempotencyKeys(idempotencyKeys);
     const keyLines = keys === idempotencyKeys ? this.#keyLines : new KeyLines();
     // The sync part is small (a few leases and counters) and changes often: written whole, on its own line.
