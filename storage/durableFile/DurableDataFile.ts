@@ -1,6 +1,7 @@
 /** @module A lowdb adapter for any data kept in one durable text file and its journal, given how to parse, serialise and replay it. */
 import type { Adapter } from 'lowdb';
 import type { DurableTextFile } from './DurableTextFile.js';
+import type { JournalSpot } from './Journal.js';
 
 /** How the data is written down: text to data and back, and a change to a line and back. */
 export interface DataFormat<T, C> {
@@ -79,9 +80,9 @@ export class DurableDataFile<T, C> implements Adapter<T> {
     return { written, finish: () => this.#text.keepJournalFrom(mark) };
   }
 
-  /** Appends one change (already made to the data) to the journal; resolves once it is durable. */
-  async append(change: C): Promise<void> {
-    await this.#text.append(this.#format.encodeChange(change));
+  /** Appends one change (already made to the data) to the journal; resolves, once it is durable, with where its text lies there. */
+  append(change: C): Promise<JournalSpot> {
+    return this.#text.append(this.#format.encodeChange(change));
   }
 
   /**

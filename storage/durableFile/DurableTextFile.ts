@@ -5,7 +5,7 @@ import { DataFileError } from './DataFileError.js';
 import type { FileSystem } from './FileSystem.js';
 import { type FileVersion, type Ownership, ownershipOf, sameVersion, versionOf } from './FileVersion.js';
 import { readAll } from './fileBytes.js';
-import { Journal, type JournalMark, journalPath } from './Journal.js';
+import { Journal, type JournalMark, type JournalSpot, journalPath } from './Journal.js';
 import { lockDataFile } from './lockDataFile.js';
 import { probeDisk } from './probeDisk.js';
 import { replaceDurably } from './replaceDurably.js';
@@ -160,8 +160,13 @@ export class DurableTextFile {
    * write queue (PetFile does), where a second look would cost every write another trip to
    * the threadpool and only narrow a window of microseconds.
    */
-  async append(change: string): Promise<void> {
-    await this.#journal.append(change);
+  append(change: string): Promise<JournalSpot> {
+    return this.#journal.append(change);
+  }
+
+  /** Bytes of the journal as `Journal.readBytes` gives them back: text this process appended, or `undefined`. */
+  readJournalBytes(generation: number, offset: number, length: number): Promise<Buffer | undefined> {
+    return this.#journal.readBytes(generation, offset, length);
   }
 
   /**

@@ -17,6 +17,15 @@ export interface JournalMark {
   size: number;
 }
 
+/** Where one change's text lies in the journal: which journal file (see JournalMark) and the byte it starts at. */
+export interface JournalSpot {
+  generation: number;
+  offset: number;
+}
+
+/** The bytes before a change's text in its line: the checksum and a space. */
+const CHANGE_OFFSET = 17;
+
 /** Whether the system has O_DSYNC: each write to the journal is then durable on return. */
 const WRITES_ARE_DURABLE = constants.O_DSYNC !== undefined;
 
@@ -133,11 +142,12 @@ export class Journal {
   }
 
   /**
-   * Appends one change (text without a line break) and resolves once it is durable. Throws a
-   * DurableWriteError when the disk fails; its `replaced` says whether the change may be in
-   * the journal anyway (the journal is then `dirty`).
+   * Appends one change (text without a line break) and resolves, once it is durable, with
+   * where its text lies (for `readBytes`). Throws a DurableWriteError when the disk fails;
+   * its `replaced` says whether the change may be in the journal anyway (the journal is then
+   * `dirty`).
    */
-  async append(change: string): Promise<void> {
+  async append(change: string): Promise<JournalSpot> {
     this.#openedChanges = undefined;
     const bytes = Buffer.from(lineOf(change));
     let step = 'create the journal';
@@ -167,7 +177,27 @@ export class Journal {
       if (!cut) this.#dirty = true;
       throw new DurableWriteError(this.#name, step, !cut, error);
     }
+    const spot = { generation: this.#generation, offset: this.#size + CHANGE_OFFSET };
     this.#size += bytes.byteLength;
+    return spot;
+  }
+
+  /**
+   * `length` bytes of the journal from `offset` of journal file `generation` (see
+   * `append`'s spots), or `undefined` when that journal was emptied or replaced since, or
+   * the bytes cannot be read: its owner reads back text it appended instead of making it
+   * again. Appends never change bytes already written, and emptying or replacing the
+   * journal changes its generation, checked before and after the read.
+   */
+  async readBytes(generation: number, offset: number, length: number): Promise<Buffer | undefined> {
+    const handle = this.#handle;
+    if (generation !== this.#generation || !handle || offset < 0 || offset + length > this.#size) return undefined;
+    try {
+      const bytes = await readAll(handle, offset, length);
+      return generation === this.#generation ? bytes : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Empties the journal durably: the file was written whole with every change in it. */

@@ -12,7 +12,7 @@ export { DurableWriteError, FileChangedError } from './DurableWriteError.js';
 export { type FileSystem, nodeFileSystem } from './FileSystem.js';
 export { findDanglingLink } from './findDanglingLink.js';
 export { folderFailureReason } from './folderFailureReason.js';
-export { journalPath, readJournal } from './Journal.js';
+export { type JournalSpot, journalPath, readJournal } from './Journal.js';
 export { realPathOf } from './realPathOf.js';
 export { createFolderDurably } from './syncFolder.js';
 export { systemErrorReason } from './systemErrorReason.js';
