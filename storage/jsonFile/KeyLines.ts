@@ -1,13 +1,8 @@
 /** @module The bytes of the data file's Idempotency-Keys, encoded in chunks ahead of a whole write. */
 import type { StoredIdempotencyKey } from '../../core/PetStorage.js';
 import type { IdempotencyKeys } from '../IdempotencyKeys.js';
+import { CLOSE_BRACE, COMMA, NEWLINE, OPEN_BRACE } from './jsonBytes.js';
 import { keyJson } from './PetFileData.js';
-
-/** The bytes `reuse` checks a line's edges by. */
-const COMMA = 0x2c;
-const NEWLINE = 0x0a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
 
 /** One key's line, after the separator every line but the file's first key has. */
 export const keyLine = (stored: StoredIdempotencyKey): string => `,\n${keyJson(stored)}`;
@@ -65,11 +60,23 @@ export class KeyLines {
    * write after opening a file of many keys costs what later ones cost. Stops when
    * `stopped()` says so.
    */
-  async prepare(keys: IdempotencyKeys, stopped: () => boolean): Promise<void> {
-    for (let end = this.#encodedEnd(keys); end < keys.end && !stopped(); end = this.#encodedEnd(keys)) {
-      this.#encodeUpTo(keys, Math.min(keys.end, end + JOIN_BELOW));
+  async prepare(keys: IdempotencyKeys, stopped: () => boolean, upTo = keys.end): Promise<void> {
+    for (let end = this.encodedEnd(keys); end < Math.min(upTo, keys.end) && !stopped(); end = this.encodedEnd(keys)) {
+      this.#encodeUpTo(keys, Math.min(upTo, keys.end, end + JOIN_BELOW));
       await new Promise((resolve) => setImmediate(resolve));
     }
+  }
+
+  /**
+   * Takes `lines.bytes` as the lines of keys `lines.start` to `lines.end` (each line's
+   * offset in `lines.offsets`), made elsewhere as `keyLine` makes them (read back from the
+   * journal): answers false, taking nothing, unless they are the next keys to encode.
+   */
+  append(keys: IdempotencyKeys, { start, end, bytes, offsets }: { start: number; end: number; bytes: Buffer; offsets: number[] }): boolean {
+    if (start !== this.encodedEnd(keys) || end > keys.end || start >= end || offsets.length !== end - start) return false;
+    this.#pieces.push({ start, end, bytes, offsets });
+    this.#join();
+    return true;
   }
 
   /**
@@ -83,7 +90,7 @@ export class KeyLines {
    */
   reuse(keys: IdempotencyKeys, start: number, end: number, bytes: Buffer): boolean {
     // Nothing encoded yet: the encoded end is the queue's first key.
-    if (this.#encodedEnd(keys) !== keys.first || start > keys.first || start >= end || end > keys.end) return false;
+    if (this.encodedEnd(keys) !== keys.first || start > keys.first || start >= end || end > keys.end) return false;
     const offsets: number[] = [];
     bytes[0] = COMMA;
     if (bytes[1] !== NEWLINE || bytes[2] !== OPEN_BRACE || bytes.at(-1) !== CLOSE_BRACE) return false;
@@ -110,8 +117,8 @@ export class KeyLines {
     this.#pieces = [];
   }
 
-  /** Where the encoded lines end, after dropping those of keys that have left the queue. */
-  #encodedEnd(keys: IdempotencyKeys): number {
+  /** Where the encoded lines end (the sequence number of the first key not encoded), after dropping those of keys that have left the queue. */
+  encodedEnd(keys: IdempotencyKeys): number {
     if (keys !== this.#queue) {
       this.forget();
       this.#queue = keys;
@@ -121,7 +128,7 @@ export class KeyLines {
   }
 
   #encodeUpTo(keys: IdempotencyKeys, end: number): void {
-    const start = this.#encodedEnd(keys);
+    const start = this.encodedEnd(keys);
     if (start >= end) return;
     if (this.#pieces.length > 0 && this.#pieces.at(-1)!.end !== start) this.#pieces = [];
     let text = '';

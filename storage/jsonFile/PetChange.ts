@@ -20,15 +20,26 @@ export interface PetChange {
  * added (`{"format":2,"nextId":…,"pets":[…],"idempotencyKeys":[…]}`, with `sync` in a file
  * that syncs), so it is read and checked as the file is. Written as the document writes its
  * animals and keys (`petJson`, `keyJson`): what `JSON.stringify` makes of it, at a fraction
- * of the cost, once a write.
+ * of the cost, once a write. Given `keysIn`, says where the keys' text lies in it.
  */
-export const encodePetChange = ({ nextId, pets, keys, sync }: PetChange): string => {
+export const encodePetChange = ({ nextId, pets, keys, sync }: PetChange, keysIn?: KeysInChange): string => {
   let text = `{"format":${PET_FILE_FORMAT},"nextId":${JSON.stringify(nextId)},"pets":[`;
   for (let at = 0; at < pets.length; at++) text += at === 0 ? petJson(pets[at]!) : `,${petJson(pets[at]!)}`;
   text += '],"idempotencyKeys":[';
-  for (let at = 0; at < keys.length; at++) text += at === 0 ? keyJson(keys[at]!) : `,${keyJson(keys[at]!)}`;
+  if (keysIn) keysIn.start = text.length;
+  for (let at = 0; at < keys.length; at++) {
+    const json = keyJson(keys[at]!);
+    keysIn?.lengths.push(json.length);
+    text += at === 0 ? json : `,${json}`;
+  }
   return `${text}]${sync === undefined ? '' : `,"sync":${JSON.stringify(sync)}`}}`;
 };
+
+/** Where `encodePetChange` put the keys: the first one's offset in the text, and each one's length (they are separated by commas), in characters. */
+export interface KeysInChange {
+  start: number;
+  lengths: number[];
+}
 
 /**
  * Applies the journal's changes, oldest first, to the content read from the file: animals

@@ -210,7 +210,11 @@ export class PetFile {
   async #write(appended: Appended, failure: string): Promise<void> {
     try {
       if (this.#holdsFailedAnimals || this.#data.journal.dirty) await this.#writeWhole();
-      else await this.#data.append(this.#changeOf(appended));
+      else {
+        const keys = this.#db.data.idempotencyKeys;
+        const spot = await this.#data.append(this.#changeOf(appended));
+        this.#serializer.appended(spot, keys, appended.before.keys);
+      }
     } catch (error) {
       const landed = error instanceof DurableWriteError && error.replaced;
       appended.undo(landed);
@@ -295,6 +299,7 @@ export class PetFile {
       .prepare(content, () => this.#closed || this.#db.data !== content, {
         keys: true,
         readOwnBytes: (offset, length) => this.#text.readOwnBytes(offset, length),
+        readJournalBytes: (generation, offset, length) => this.#text.readJournalBytes(generation, offset, length),
       })
       .then(() => this.#writeWholeAlongside())
       .catch(() => {

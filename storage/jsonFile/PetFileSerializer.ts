@@ -1,8 +1,11 @@
-/** @module Writes a data file's bytes, reusing the bytes of animals written before. */
+/** @module Writes a data file's bytes and its journal's lines, reusing the bytes of animals and keys written before. */
 
 import type { Pet } from '../../core/schemas/Pet.js';
+import type { JournalSpot } from '../durableFile/index.js';
 import { IdempotencyKeys } from '../IdempotencyKeys.js';
+import { JournalKeys, type ReadJournalBytes } from './JournalKeys.js';
 import { KeyLines } from './KeyLines.js';
+import { encodePetChange, type KeysInChange, type PetChange } from './PetChange.js';
 import type { PetFileContent } from './PetFileContent.js';
 import { type PetFileData, petJson } from './PetFileData.js';
 
@@ -66,6 +69,10 @@ export class PetFileSerializer {
   #serializedKeys: WrittenKeys | undefined;
   /** Where the file holds them, once it did (`written`). */
   #writtenKeys: WrittenKeys | undefined;
+  /** Where the journal holds the text of the keys that came since. */
+  readonly #journalKeys = new JournalKeys();
+  /** The last change `encodeChange` made with keys, until its append is known to have succeeded (`appended`). */
+  #encodedChange: { text: string; keysIn: KeysInChange } | undefined;
 
   /**
    * How many bytes of animals and keys this serialiser has encoded so far: what writes cost
@@ -112,6 +119,30 @@ export class PetFileSerializer {
    */
   written(): void {
     this.#writtenKeys = this.#serializedKeys;
+    if (this.#writtenKeys) this.#journalKeys.forgetBefore(this.#writtenKeys.end);
+  }
+
+  /** A change as the journal's line holds it (`encodePetChange`), noting where its keys lie in the text. */
+  encodeChange(change: PetChange): string {
+    if (change.keys.length === 0) {
+      this.#encodedChange = undefined;
+      return encodePetChange(change);
+    }
+    const keysIn: KeysInChange = { start: 0, lengths: [] };
+    const text = encodePetChange(change, keysIn);
+    this.#encodedChange = { text, keysIn };
+    return text;
+  }
+
+  /**
+   * Says the last change `encodeChange` made was appended to the journal at `spot`, its keys
+   * being keys `start`, `start + 1`, … of `keys`: `prepare` may read their text back from
+   * the journal for the next whole write.
+   */
+  appended(spot: JournalSpot, keys: IdempotencyKeys, start: number): void {
+    const change = this.#encodedChange;
+    this.#encodedChange = undefined;
+    if (change) this.#journalKeys.noted(keys, start, change.text, change.keysIn, spot);
   }
 
   /**
@@ -140,12 +171,14 @@ export class PetFileSerializer {
   /** Forgets the bytes of keys from sequence number `sequence` on, which are about to change. */
   forgetKeysFrom(sequence: number): void {
     this.#keyLines.forgetFrom(sequence);
+    this.#journalKeys.forgetFrom(sequence);
   }
 
   /** Forgets the bytes of every animal and key: the content was replaced. */
   forgetAll(): void {
     this.forgetFrom(0);
     this.#keyLines.forget();
+    this.#journalKeys.forget();
     this.#serializedKeys = undefined;
     this.#writtenKeys = undefined;
   }
@@ -170,12 +203,18 @@ export class PetFileSerializer {
    * the lines of the keys the last whole write put in the file are read back from it, not
    * encoded again: at 300,000 keys encoding took about 0.8 s of the server's one thread at
    * each whole write, where reading back the same 80 MB takes a few milliseconds of it.
+   * With `readJournalBytes`, the keys that came since are copied from their journal lines
+   * (see JournalKeys), and only those no line this process appended holds are encoded.
    * Stops when `stopped()` says so.
    */
   async prepare(
     { pets, idempotencyKeys }: PetFileContent,
     stopped: () => boolean,
-    { keys = false, readOwnBytes }: { keys?: boolean; readOwnBytes?: ReadOwnBytes } = {},
+    {
+      keys = false,
+      readOwnBytes,
+      readJournalBytes,
+    }: { keys?: boolean; readOwnBytes?: ReadOwnBytes; readJournalBytes?: ReadJournalBytes } = {},
   ): Promise<void> {
     for (let index = 0; (index + 1) * CHUNK_SIZE <= pets.length && !stopped(); index++) {
       this.#chunk(pets, index);
@@ -188,6 +227,17 @@ export class PetFileSerializer {
       const bytes = await readOwnBytes(written.offset - 1, written.length + 1);
       if (bytes?.[0] === KEYS_OPEN && !stopped() && this.#writtenKeys === written) {
         this.#keyLines.reuse(idempotencyKeys, written.start, written.end, bytes);
+      }
+    }
+    // The keys that came since: read back from the journal's lines where they are noted, encoded where not.
+    while (readJournalBytes && !stopped()) {
+      const from = this.#keyLines.encodedEnd(idempotencyKeys);
+      const next = this.#journalKeys.nextAfter(idempotencyKeys, from);
+      if (next === undefined) break;
+      if (next > from) await this.#keyLines.prepare(idempotencyKeys, stopped, next);
+      else {
+        const lines = await this.#journalKeys.read(idempotencyKeys, from, readJournalBytes);
+        if (!lines || stopped() || !this.#keyLines.append(idempotencyKeys, lines)) break;
       }
     }
     await this.#keyLines.prepare(idempotencyKeys, stopped);

@@ -1,7 +1,7 @@
 /** @module Opens the data file as lowdb means it: a `Low` owning the content, over an adapter for the file's format. */
 import { Low } from 'lowdb';
 import { DataFileError, DurableDataFile, DurableTextFile, type FileSystem, systemErrorReason } from '../durableFile/index.js';
-import { encodePetChange, type PetChange, replayPetChanges } from './PetChange.js';
+import { type PetChange, replayPetChanges } from './PetChange.js';
 import { emptyPetFileContent, type PetFileContent, toPetFileContent } from './PetFileContent.js';
 import { PetFileSerializer } from './PetFileSerializer.js';
 import { parsePetFile } from './parsePetFile.js';
@@ -38,7 +38,7 @@ export const openPetFileDb = async (realFile: string, name: string, fs: FileSyst
           return data;
         },
         serialize: (data) => serializer.serialize(data),
-        encodeChange: encodePetChange,
+        encodeChange: (change) => serializer.encodeChange(change),
         replay: (data, changes) => replayPetChanges(data, changes, name),
       },
       journalMinBytes,

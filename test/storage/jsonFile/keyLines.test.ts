@@ -1,9 +1,10 @@
 import fc from 'fast-check';
 import * as v from 'valibot';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { IdempotencyKey } from '../../../core/PetStorage.js';
-import { keyLine } from '../../../storage/jsonFile/KeyLines.js';
-import { appendEntries, type PetFileContent, toPetFileContent } from '../../../storage/jsonFile/PetFileContent.js';
+import { KeyLines, keyLine } from '../../../storage/jsonFile/KeyLines.js';
+import type { PetChange } from '../../../storage/jsonFile/PetChange.js';
+import { type Appended, appendEntries, type PetFileContent, toPetFileContent } from '../../../storage/jsonFile/PetFileContent.js';
 import { PetFileJson } from '../../../storage/jsonFile/PetFileData.js';
 import { PetFileSerializer } from '../../../storage/jsonFile/PetFileSerializer.js';
 import { keyToFile } from './keyToFile.js';
@@ -183,6 +184,69 @@ describe('The data file encodes its Idempotency-Keys ahead of a whole write', ()
       }
     }
     expect(reads).toBeGreaterThan(40);
+  });
+
+  it('Should copy the keys of journal lines into whole writes as a fresh serialiser writes them, through failed appends, sweeps and emptied journals', async () => {
+    const content = contentWith(0);
+    const serializer = new PetFileSerializer();
+    const copied = vi.spyOn(KeyLines.prototype, 'append');
+    // The journal as PetFile's appends leave it: a checksum's 16 characters and a space before each change.
+    let journal = Buffer.alloc(0);
+    let generation = 0;
+    const readJournalBytes = async (at: number, offset: number, length: number) =>
+      at === generation && offset + length <= journal.byteLength ? Buffer.from(journal.subarray(offset, offset + length)) : undefined;
+    let file = Buffer.alloc(0);
+    const readOwnBytes = async (offset: number, length: number) =>
+      offset + length <= file.byteLength ? Buffer.from(file.subarray(offset, offset + length)) : undefined;
+    const changeOf = ({ entries }: Appended): PetChange => ({
+      nextId: content.nextId,
+      pets: entries.map(({ pet }) => pet),
+      keys: entries.flatMap(({ stored }) => (stored ? [stored] : [])),
+    });
+    let at = 0;
+    let keyed = 0;
+    for (let write = 0; write < 300; write++) {
+      const entries = Array.from({ length: 1 + (write % 7) }, (_, offset) => ({
+        // Names beyond ASCII before the keys, and keys with quotes and backslashes: offsets are bytes.
+        newPet: { name: offset % 2 === 0 ? `Zoë ${at + offset}` : `Animal ${at + offset}`, categoryId: 2, status: 'sold' as const },
+        ...(offset % 3 === 2 ? {} : { key: { ...keyAt(at + offset), key: `"${at + offset}" \\ ${write}` } }),
+      }));
+      const appended = appendEntries(content, entries);
+      at += entries.length;
+      const change = serializer.encodeChange(changeOf(appended));
+      if (write % 11 === 5) {
+        // A failed append: its animals and keys leave again, and the serialiser is told.
+        appended.undo(false);
+        at -= entries.length;
+        serializer.forgetFrom(appended.before.pets);
+        serializer.forgetKeysFrom(appended.before.keys);
+      } else {
+        const offset = journal.byteLength + 17;
+        journal = Buffer.concat([journal, Buffer.from(`${'0'.repeat(16)} ${change}\n`)]);
+        serializer.appended({ generation, offset }, content.idempotencyKeys, appended.before.keys);
+        keyed += appended.entries.filter(({ stored }) => stored).length;
+      }
+      if (write % 13 === 0) content.idempotencyKeys.sweep(START + at - 300 + DAY, 1 + (write % 200));
+      if (write % 9 === 8) {
+        await serializer.prepare(content, () => false, { keys: true, readOwnBytes, readJournalBytes });
+        const written = Buffer.concat(serializer.serialize(content));
+        expect(written.toString('utf8')).toBe(text(new PetFileSerializer(), content));
+        // Most whole writes succeed, are the file, and empty the journal; some fail and leave both.
+        if (write % 4 !== 3) {
+          file = written;
+          serializer.written();
+          journal = Buffer.alloc(0);
+          generation++;
+        }
+      }
+    }
+    // Most keys reached the document from their journal lines.
+    const copiedKeys = copied.mock.calls.reduce(
+      (sum, [, lines], call) => sum + (copied.mock.results[call]!.value ? lines.end - lines.start : 0),
+      0,
+    );
+    expect(copiedKeys).toBeGreaterThan(keyed / 2);
+    copied.mockRestore();
   });
 
   it('Should write each key as JSON.stringify writes it, whatever its text', () => {

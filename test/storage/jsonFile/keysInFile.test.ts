@@ -3,7 +3,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { IdempotencyKey, StoredIdempotencyKey } from '../../../core/PetStorage.js';
 import type { Pet } from '../../../core/schemas/Pet.js';
 import { DurableTextFile } from '../../../storage/durableFile/index.js';
+import { KeyLines } from '../../../storage/jsonFile/KeyLines.js';
 import { openJsonFileStorage } from '../../../storage/jsonFile/openJsonFileStorage.js';
+import { PetFileSerializer } from '../../../storage/jsonFile/PetFileSerializer.js';
+import { parsePetFile } from '../../../storage/jsonFile/parsePetFile.js';
 import { tempDataFile } from '../../support/tempFolder.js';
 import { journalLines } from './readDataFile.js';
 
@@ -121,5 +124,46 @@ describe('Idempotency-Keys in the data file', () => {
     expect(atLast.idempotencyKeys.map(({ key, petId }) => [key, petId])).toEqual([...created]);
     wholeWrites.mockRestore();
     readBack.mockRestore();
+  });
+
+  it('Should copy the keys that came since the last whole write from their journal lines into the next, as a fresh encoding writes them', {
+    timeout: 30_000,
+  }, async () => {
+    const file = tempDataFile();
+    const fromJournal = vi.spyOn(DurableTextFile.prototype, 'readJournalBytes');
+    const copied = vi.spyOn(KeyLines.prototype, 'append');
+    const wholeWrites = vi.spyOn(DurableTextFile.prototype, 'replace');
+    const storage = await openJsonFileStorage({ file, journalMinBytes: 0 });
+    const created = new Map<string, number>();
+    // Keys with quotes, backslashes and non-ASCII names beside them: offsets in bytes, not characters.
+    const named = (round: number, at: number) => ({ ...rex, name: at % 3 === 0 ? `Zoë "${round}"` : 'Rex' });
+    for (const [round, count] of [40, 300, 2_000, 6_000].entries()) {
+      const keys = Array.from({ length: count }, (_, at) => keyAt(`round ${round} "key" \\ ${at}`, Date.now()));
+      const answers = await Promise.all(keys.map((key, at) => storage.createIdempotent(named(round, at), key)));
+      for (const [at, { pet }] of answers.entries()) created.set(keys[at]!.key, pet.id);
+      await vi.waitFor(() => expect(wholeWrites).toHaveBeenCalledTimes(round + 1), { timeout: 5_000 });
+      await wholeWrites.mock.results[round]!.value;
+      // The document holds every key so far, laid out byte for byte as a fresh serialiser lays out what it holds.
+      const text = fs.readFileSync(file, 'utf8');
+      const data = parsePetFile(text, file);
+      expect(data.idempotencyKeys.map(({ key, petId }) => [key, petId])).toEqual([...created]);
+      expect(Buffer.concat(new PetFileSerializer().serialize(data)).toString('utf8')).toBe(text);
+    }
+    // From the second whole write on, most keys that came since were copied from the journal
+    // (not those that came while a whole write ran: that journal was replaced by then).
+    const read = await Promise.all(fromJournal.mock.results.map(({ value }) => value as Promise<Buffer | undefined>));
+    expect(read.filter((bytes) => bytes !== undefined).length).toBeGreaterThanOrEqual(3);
+    const copiedKeys = copied.mock.calls.reduce(
+      (sum, [, lines], at) => sum + (copied.mock.results[at]!.value ? lines.end - lines.start : 0),
+      0,
+    );
+    expect(copiedKeys).toBeGreaterThan(6_000);
+    for (const [key, id] of created) {
+      expect(await storage.createIdempotent(rex, keyAt(key, Date.now()))).toMatchObject({ replayed: true, pet: { id } });
+    }
+    await storage.close();
+    copied.mockRestore();
+    fromJournal.mockRestore();
+    wholeWrites.mockRestore();
   });
 });
