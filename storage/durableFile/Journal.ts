@@ -82,6 +82,8 @@ export class Journal {
   #size = 0;
   #dirty = false;
   #generation = 0;
+  /** The journal the last `keepFrom` replaced, and the byte of it its first kept line started at (here it starts at 0). */
+  #kept: { generation: number; from: number } | undefined;
   /** The changes `open` read, kept for the first `read` (a start's) unless the journal changed before it, so a start reads and checks the journal once. */
   #openedChanges: string[] | undefined;
 
@@ -187,9 +189,15 @@ export class Journal {
    * `append`'s spots), or `undefined` when that journal was emptied or replaced since, or
    * the bytes cannot be read: its owner reads back text it appended instead of making it
    * again. Appends never change bytes already written, and emptying or replacing the
-   * journal changes its generation, checked before and after the read.
+   * journal changes its generation, checked before and after the read; the lines the last
+   * `keepFrom` kept are read where it copied them.
    */
   async readBytes(generation: number, offset: number, length: number): Promise<Buffer | undefined> {
+    // Lines the last `keepFrom` copied into this journal are found where they went.
+    if (this.#kept && generation === this.#kept.generation && generation + 1 === this.#generation && offset >= this.#kept.from) {
+      generation++;
+      offset -= this.#kept.from;
+    }
     const handle = this.#handle;
     if (generation !== this.#generation || !handle || offset < 0 || offset + length > this.#size) return undefined;
     try {
@@ -205,6 +213,7 @@ export class Journal {
     this.#openedChanges = undefined;
     if (!this.#handle || (this.#size === 0 && !this.#dirty)) return;
     this.#generation++;
+    this.#kept = undefined;
     await this.#handle.truncate(0);
     await this.#handle.datasync();
     this.#size = 0;
@@ -247,6 +256,7 @@ export class Journal {
     const replaced = this.#handle;
     this.#handle = handle;
     this.#size = later.byteLength;
+    this.#kept = { generation: this.#generation, from: mark.size };
     this.#generation++;
     await replaced.close().catch(() => {});
     // Until the folder's fsync, a crash may bring the older journal back: it still holds every line.

@@ -20,20 +20,24 @@ describe('A journal gives back the text of changes it appended', () => {
     await journal.close();
   });
 
-  it('Should give nothing once the journal was emptied or replaced since the append', async () => {
+  it('Should find the lines a replacement kept where it put them, and give nothing of lines it dropped or of an emptied journal', async () => {
     const file = tempDataFile();
     const journal = await Journal.open(nodeFileSystem, file, file);
-    const first = await journal.append('{"a":1}');
-    await journal.clear();
-    expect(await journal.readBytes(first.generation, first.offset, 7)).toBeUndefined();
+    const dropped = await journal.append('{"a":1}');
     const mark = journal.mark;
-    const second = await journal.append('{"b":2}');
-    await journal.append('{"c":3}');
+    const kept = await journal.append('{"b":2}');
     await journal.keepFrom(mark);
-    // The replacement holds the same text elsewhere, in a journal of its own generation.
-    expect(await journal.readBytes(second.generation, second.offset, 7)).toBeUndefined();
-    const third = await journal.append('{"d":4}');
-    expect((await journal.readBytes(third.generation, third.offset, 7))?.toString()).toBe('{"d":4}');
+    expect(await journal.readBytes(dropped.generation, dropped.offset, 7)).toBeUndefined();
+    expect((await journal.readBytes(kept.generation, kept.offset, 7))?.toString()).toBe('{"b":2}');
+    const later = await journal.append('{"c":3}');
+    expect((await journal.readBytes(later.generation, later.offset, 7))?.toString()).toBe('{"c":3}');
+    // A journal emptied (as a replacement that keeps nothing is) forgets every spot before.
+    await journal.keepFrom(journal.mark);
+    expect(await journal.readBytes(kept.generation, kept.offset, 7)).toBeUndefined();
+    const next = await journal.append('{"d":4}');
+    await journal.clear();
+    expect(await journal.readBytes(next.generation, next.offset, 7)).toBeUndefined();
+    expect(await journal.readBytes(later.generation, later.offset, 7)).toBeUndefined();
     await journal.close();
   });
 });

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { IdempotencyKey } from '../../../core/PetStorage.js';
 import { type FileSystem, nodeFileSystem } from '../../../storage/durableFile/index.js';
+import { KeyLines } from '../../../storage/jsonFile/KeyLines.js';
 import { openJsonFileStorage, openJsonFileStorageOn } from '../../../storage/jsonFile/openJsonFileStorage.js';
 import { tempDataFile } from '../../support/tempFolder.js';
 import { gate, until } from './controlledFileSystem.js';
@@ -79,7 +80,13 @@ describe('A whole write made alongside creates', () => {
     await until(() => documentOf(file).pets.length === 1, 'the whole write');
     await until(() => journalLines(file).flatMap(({ pets }) => pets).length === 20, 'the journal kept only the later lines');
     expect(documentOf(file).idempotencyKeys.map(({ key }) => key)).toEqual(['before']);
+    const copied = vi.spyOn(KeyLines.prototype, 'append');
     created.set('after', (await storage.createIdempotent(rex, keyAt('after'))).pet.id);
+    // The next whole write copies the keys that came during the last one from the journal
+    // that replaced theirs (keys 1 to 20, after the document's first), not encoding them again.
+    await until(() => documentOf(file).pets.length === 22, 'the next whole write');
+    expect(copied.mock.calls.some(([, { start, end }], call) => start === 1 && end === 21 && copied.mock.results[call]!.value)).toBe(true);
+    copied.mockRestore();
     await storage.close();
     expect(documentOf(file).pets).toHaveLength(22);
     await expectEveryKeyOnce(file, created);
