@@ -12,8 +12,15 @@ interface KeysInJournal {
   generation: number;
   /** The byte the first key's text starts at; each next one starts after the one before and a comma. */
   offset: number;
-  lengths: Uint32Array;
+  lengths: readonly number[];
 }
+
+/**
+ * Lines of fewer keys are not noted: noting a line costs about 70 bytes of memory until the
+ * next whole write (for a kiosk's creates, one key a line, days away), worth it only where
+ * a line holds the keys of many creates, as under load, where the copy saves the most.
+ */
+const FEWEST_KEYS_NOTED = 16;
 
 /** Reads bytes the journal holds (see DurableTextFile.readJournalBytes). */
 export type ReadJournalBytes = (generation: number, offset: number, length: number) => Promise<Buffer | undefined>;
@@ -30,8 +37,8 @@ export interface KeyLinesRead {
 const READ_BYTES = 4 * 1024 * 1024;
 
 /**
- * Where the keys each journal line holds lie in the journal, from the line's append until a
- * whole write holds them. A keyed create's key is encoded into its journal line; the next
+ * Where the keys each journal line of many keys holds lie in the journal, from the line's
+ * append until a whole write holds them. A keyed create's key is encoded into its journal line; the next
  * whole write copies that text into the document's line for the key (a key is written the
  * same way in both: `keyJson`) instead of encoding it a second time, which cost a keyed
  * create about as much as its journal line did.
@@ -47,7 +54,7 @@ export class JournalKeys {
   /** Notes the keys `start`, `start + 1`, … of `queue`, whose change `text` (laid out as `keysIn` says) was appended at `spot`. */
   noted(queue: IdempotencyKeys, start: number, text: string, keysIn: KeysInChange, spot: JournalSpot): void {
     const count = keysIn.lengths.length;
-    if (count === 0) return;
+    if (count < FEWEST_KEYS_NOTED) return;
     let offset = keysIn.start;
     const bytes = Buffer.byteLength(text);
     // Counted in characters, the same as bytes unless a character takes more: an animal's
@@ -62,7 +69,7 @@ export class JournalKeys {
       end: start + count,
       generation: spot.generation,
       offset: spot.offset + offset,
-      lengths: Uint32Array.from(keysIn.lengths),
+      lengths: keysIn.lengths,
     });
   }
 
