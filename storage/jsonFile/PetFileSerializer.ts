@@ -229,11 +229,14 @@ export class PetFileSerializer {
         this.#keyLines.reuse(idempotencyKeys, written.start, written.end, bytes);
       }
     }
-    // The keys that came since: read back from the journal's lines where they are noted, encoded where not.
+    // The keys that came since: read back from the journal's lines where they are noted,
+    // encoded where not. Only those here now: under a flood of creates, chasing the keys
+    // that keep coming a read at a time would put the whole write off for as long as it lasts.
+    const upTo = idempotencyKeys.end;
     while (readJournalBytes && !stopped()) {
       const from = this.#keyLines.encodedEnd(idempotencyKeys);
-      const next = this.#journalKeys.nextAfter(idempotencyKeys, from);
-      if (next === undefined) break;
+      const next = from < upTo ? this.#journalKeys.nextAfter(idempotencyKeys, from) : undefined;
+      if (next === undefined || next >= upTo) break;
       if (next > from) await this.#keyLines.prepare(idempotencyKeys, stopped, next);
       else {
         const lines = await this.#journalKeys.read(idempotencyKeys, from, readJournalBytes);

@@ -257,6 +257,43 @@ describe('The data file encodes its Idempotency-Keys ahead of a whole write', ()
     copied.mockRestore();
   });
 
+  it('Should finish preparing while keys keep coming, copying only the keys there when it began', async () => {
+    const content = contentWith(0);
+    const serializer = new PetFileSerializer();
+    let journal = Buffer.alloc(0);
+    let at = 0;
+    // One journal line of 20 keyed animals, noted as PetFile notes it.
+    const appendLine = () => {
+      const appended = appendEntries(
+        content,
+        Array.from({ length: 20 }, (_, offset) => ({
+          newPet: { name: `Animal ${at + offset}`, categoryId: 2, status: 'sold' as const },
+          key: keyAt(at + offset),
+        })),
+      );
+      at += 20;
+      const change = serializer.encodeChange({
+        nextId: content.nextId,
+        pets: appended.entries.map(({ pet }) => pet),
+        keys: appended.entries.map(({ stored }) => stored!),
+      });
+      const offset = journal.byteLength + 17;
+      journal = Buffer.concat([journal, Buffer.from(`${'0'.repeat(16)} ${change}\n`)]);
+      serializer.appended({ generation: 0, offset }, content.idempotencyKeys, appended.before.keys);
+    };
+    for (let line = 0; line < 50; line++) appendLine();
+    // A flood: each read of the journal finds another line appended meanwhile.
+    let reads = 0;
+    const readJournalBytes = async (_generation: number, offset: number, length: number) => {
+      if (++reads > 200) throw new Error('the preparation chased the flood');
+      appendLine();
+      return Buffer.from(journal.subarray(offset, offset + length));
+    };
+    await serializer.prepare(content, () => false, { keys: true, readJournalBytes });
+    expect(reads).toBeLessThan(10);
+    expect(text(serializer, content)).toBe(text(new PetFileSerializer(), content));
+  });
+
   it('Should write each key as JSON.stringify writes it, whatever its text', () => {
     const stored = fc.record({
       scope: fc.string(),
