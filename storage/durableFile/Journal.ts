@@ -17,10 +17,11 @@ export interface JournalMark {
   size: number;
 }
 
-/** Where one change's text lies in the journal: which journal file (see JournalMark) and the byte it starts at. */
+/** Where one change's text lies in the journal: which journal file (see JournalMark), the byte it starts at, and its length in bytes. */
 export interface JournalSpot {
   generation: number;
   offset: number;
+  length: number;
 }
 
 /** The bytes before a change's text in its line: the checksum and a space. */
@@ -179,7 +180,8 @@ export class Journal {
       if (!cut) this.#dirty = true;
       throw new DurableWriteError(this.#name, step, !cut, error);
     }
-    const spot = { generation: this.#generation, offset: this.#size + CHANGE_OFFSET };
+    // The line is the change's bytes between its checksum and space and its line break.
+    const spot = { generation: this.#generation, offset: this.#size + CHANGE_OFFSET, length: bytes.byteLength - CHANGE_OFFSET - 1 };
     this.#size += bytes.byteLength;
     return spot;
   }

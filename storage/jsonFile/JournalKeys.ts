@@ -57,7 +57,7 @@ export class JournalKeys {
     const count = keysIn.lengths.length;
     if (count < FEWEST_KEYS_NOTED) return;
     let offset = keysIn.start;
-    const bytes = Buffer.byteLength(text);
+    const bytes = spot.length;
     // Counted in characters, the same as bytes unless a character takes more: an animal's
     // name before the keys is then measured in bytes; a key's text that is not ASCII is not noted.
     if (bytes !== text.length) {

@@ -11,8 +11,9 @@ describe('A journal gives back the text of changes it appended', () => {
     const spots = [];
     for (const change of changes) spots.push(await journal.append(change));
     for (const [at, change] of changes.entries()) {
-      const { generation, offset } = spots[at]!;
-      const bytes = await journal.readBytes(generation, offset, Buffer.byteLength(change));
+      const { generation, offset, length } = spots[at]!;
+      expect(length).toBe(Buffer.byteLength(change));
+      const bytes = await journal.readBytes(generation, offset, length);
       expect(bytes?.toString('utf8')).toBe(change);
     }
     const last = spots.at(-1)!;

@@ -225,7 +225,7 @@ describe('The data file encodes its Idempotency-Keys ahead of a whole write', ()
       } else {
         const offset = journal.byteLength + 17;
         journal = Buffer.concat([journal, Buffer.from(`${'0'.repeat(16)} ${change}\n`)]);
-        serializer.appended({ generation, offset }, content.idempotencyKeys, appended.before.keys);
+        serializer.appended({ generation, offset, length: Buffer.byteLength(change) }, content.idempotencyKeys, appended.before.keys);
         const keys = appended.entries.filter(({ stored }) => stored).length;
         keyed += keys;
         if (keys > 0 && keys < 16) fewKeyLines.push([appended.before.keys, appended.before.keys + keys]);
@@ -279,7 +279,7 @@ describe('The data file encodes its Idempotency-Keys ahead of a whole write', ()
       });
       const offset = journal.byteLength + 17;
       journal = Buffer.concat([journal, Buffer.from(`${'0'.repeat(16)} ${change}\n`)]);
-      serializer.appended({ generation: 0, offset }, content.idempotencyKeys, appended.before.keys);
+      serializer.appended({ generation: 0, offset, length: Buffer.byteLength(change) }, content.idempotencyKeys, appended.before.keys);
     };
     for (let line = 0; line < 50; line++) appendLine();
     // A flood: each read of the journal finds another line appended meanwhile.
