@@ -1,19 +1,16 @@
 /** @module The Idempotency-Keys a storage keeps in memory: a queue in arrival order, found by scope and key. */
 import type { IdempotencyKey, StoredIdempotencyKey } from '../core/PetStorage.js';
+import { CHUNK_KEYS, hashKey, KeyChunk } from './KeyChunk.js';
 import { DIGEST_BYTES, packDigest, unpackDigest } from './packedDigest.js';
 
-/** The first capacity of the columns; they double as keys arrive. */
-const INITIAL_CAPACITY = 1024;
+/** The first size of the lookup table; it doubles when half full. */
+const INITIAL_TABLE = 1024;
 
 /**
- * A column of strings, filled one by one: V8 keeps an array made so in fast elements, where
- * `new Array(n)` above 100,000 makes a slow dictionary.
+ * Table entries hold sequence numbers modulo this, plus one, so 0 marks an empty place: the
+ * largest small integer of V8's, so the arithmetic stays on integers.
  */
-const stringColumn = (capacity: number): (string | undefined)[] => {
-  const column: (string | undefined)[] = [];
-  for (let slot = 0; slot < capacity; slot++) column.push(undefined);
-  return column;
-};
+const MODULUS = 2 ** 31 - 1;
 
 /**
  * The same text, flat. A key read character by character, or made by joining pieces (as
@@ -26,38 +23,52 @@ const flattened = (text: string): string => {
   return text;
 };
 
+/** A random 32-bit number: the seed of one queue's lookup hashes (see `hashKey`). */
+const randomSeed = (): number => crypto.getRandomValues(new Uint32Array(1))[0]!;
+
 /**
  * Live Idempotency-Keys, oldest first, found by scope and key. Every key lives as long, so
  * arrival order is expiry order: expired keys leave from the front (`sweep`, a bounded
  * number at a time), new ones join at the back.
  *
  * Each key has a sequence number (0, 1, 2, … in arrival order, never reused) and is kept in
- * columns (typed arrays for numbers and payload digests, a scope number instead of the scope's 64 characters),
- * not as an object: a key then costs about what an animal does (see docs/bounds.md), where
- * an object per key cost four times that. A key that replaces an expired one with the same
- * scope and key leaves the old one in the queue, unreachable, until the sweep reaches it.
+ * columns of typed arrays, a chunk of 4,096 keys at a time (see KeyChunk): its numbers, its
+ * payload digest packed, a scope number instead of the scope's 64 characters, its text as
+ * bytes. It is found through an open-addressing table of its own (linear probing, at most
+ * half full) rather than a `Map` of strings. A key then costs about 100 bytes and gives the
+ * garbage collector nothing to visit, where a string and a map entry per key cost 180 (see
+ * docs/bounds.md); chunks are added and dropped whole, so no column is copied to grow.
+ * A key that replaces an expired one with the same scope and key leaves the old one in the
+ * queue, unreachable, until the sweep reaches it.
  */
 export class IdempotencyKeys {
   readonly #scopes: string[] = [];
-  /** Per scope number, the sequence number of each key's newest entry. */
-  readonly #lookup: Map<string, number>[] = [];
   readonly #scopeNumbers = new Map<string, number>();
-  #mask = INITIAL_CAPACITY - 1;
-  #scopeOf = new Uint32Array(INITIAL_CAPACITY);
-  #petId = new Float64Array(INITIAL_CAPACITY);
-  #createdAt = new Float64Array(INITIAL_CAPACITY);
-  #expiresAt = new Float64Array(INITIAL_CAPACITY);
-  #key = stringColumn(INITIAL_CAPACITY);
-  /** Each key's payload digest, packed (see packedDigest); those that do not pack are in `#oddFingerprints`. */
-  #digests = new Uint8Array(INITIAL_CAPACITY * DIGEST_BYTES);
+  /** The chunks holding the keys from `#chunkBase * CHUNK_KEYS` on. */
+  readonly #chunks: KeyChunk[] = [];
+  #chunkBase = 0;
+  /** A chunk the front left, kept for the back's next one. */
+  #spare: KeyChunk | undefined;
+  /** By sequence number, the keys the chunks do not keep (see `keepsText`). */
+  readonly #oddKeys = new Map<number, string>();
   /** By sequence number, the fingerprints that are not the service's 32-character digests (files edited by hand, tests). */
   readonly #oddFingerprints = new Map<number, string>();
+  /**
+   * The lookup: for each scope and key, its newest entry's sequence number (modulo
+   * `MODULUS`, plus one; 0 is an empty place), at the place its hash gives or the first
+   * empty place after it. Kept at most half full.
+   */
+  #table = new Uint32Array(INITIAL_TABLE);
+  #listed = 0;
+  readonly #seed = randomSeed();
+  /** The last key `#place` hashed. */
+  #hashed = { key: '', scope: -1, hash: 0 };
   #first = 0;
   #end = 0;
 
   constructor(keys: Iterable<StoredIdempotencyKey> = []) {
-    // Keys read from a file arrive as an array: the columns are made their size once, not doubled their way there.
-    if (Array.isArray(keys)) while (this.#mask + 1 < keys.length) this.#grow();
+    // Keys read from a file arrive as an array: the table is made its size once, not doubled its way there.
+    if (Array.isArray(keys)) while (this.#table.length < keys.length * 2) this.#table = new Uint32Array(this.#table.length * 2);
     for (const key of keys) this.add(key);
   }
 
@@ -79,45 +90,55 @@ export class IdempotencyKeys {
   /** The live key with the same scope and key as `key`, or `undefined` (one expired by `key`'s arrival counts as absent). */
   find(key: IdempotencyKey): StoredIdempotencyKey | undefined {
     const scope = this.#scopeNumbers.get(key.scope);
-    const sequence = scope === undefined ? undefined : this.#lookup[scope]!.get(key.key);
-    if (sequence === undefined || this.#expiresAt[sequence & this.#mask]! <= key.createdAt) return undefined;
+    if (scope === undefined) return undefined;
+    const entry = this.#table[this.#place(scope, key.key)]!;
+    if (entry === 0) return undefined;
+    const sequence = this.#sequenceOf(entry);
+    if (this.#chunkOf(sequence).expiresAt[sequence % CHUNK_KEYS]! <= key.createdAt) return undefined;
     return this.at(sequence);
   }
 
   /** Keeps a key at the back of the queue (replacing, for `find`, an expired one with the same scope and key). */
   add(stored: StoredIdempotencyKey): void {
-    if (this.size > this.#mask) this.#grow();
     let scope = this.#scopeNumbers.get(stored.scope);
     if (scope === undefined) {
       scope = this.#scopes.push(stored.scope) - 1;
       this.#scopeNumbers.set(stored.scope, scope);
-      this.#lookup.push(new Map());
     }
-    const sequence = this.#end++;
-    const slot = sequence & this.#mask;
-    this.#scopeOf[slot] = scope;
-    this.#key[slot] = flattened(stored.key);
-    if (!packDigest(stored.fingerprint, this.#digests, slot * DIGEST_BYTES)) {
+    const sequence = this.#end;
+    const index = sequence % CHUNK_KEYS;
+    const number = Math.floor(sequence / CHUNK_KEYS);
+    if (this.#chunks.length === 0) this.#chunkBase = number;
+    if (number - this.#chunkBase === this.#chunks.length) this.#addChunk();
+    const chunk = this.#chunkOf(sequence);
+    this.#end++;
+    chunk.scopeOf[index] = scope;
+    if (!chunk.writeText(index, stored.key)) this.#oddKeys.set(sequence, flattened(stored.key));
+    if (!packDigest(stored.fingerprint, chunk.digests, index * DIGEST_BYTES)) {
       this.#oddFingerprints.set(sequence, flattened(stored.fingerprint));
     }
-    this.#petId[slot] = stored.petId;
-    this.#createdAt[slot] = stored.createdAt;
-    this.#expiresAt[slot] = stored.expiresAt;
-    this.#lookup[scope]!.set(stored.key, sequence);
+    chunk.petId[index] = stored.petId;
+    chunk.createdAt[index] = stored.createdAt;
+    chunk.expiresAt[index] = stored.expiresAt;
+    const place = this.#place(scope, stored.key);
+    if (this.#table[place] === 0) this.#listed++;
+    this.#table[place] = (sequence % MODULUS) + 1;
+    if (this.#listed * 2 > this.#table.length) this.#growTable();
   }
 
   /** The key with this sequence number (between `first` and `end`), as a new object. */
   at(sequence: number): StoredIdempotencyKey {
-    const slot = sequence & this.#mask;
+    const chunk = this.#chunkOf(sequence);
+    const index = sequence % CHUNK_KEYS;
     return {
-      scope: this.#scopes[this.#scopeOf[slot]!]!,
-      key: this.#key[slot]!,
+      scope: this.#scopes[chunk.scopeOf[index]!]!,
+      key: chunk.keeps(index) ? chunk.readText(index) : this.#oddKeys.get(sequence)!,
       fingerprint:
         (this.#oddFingerprints.size === 0 ? undefined : this.#oddFingerprints.get(sequence)) ??
-        unpackDigest(this.#digests, slot * DIGEST_BYTES),
-      petId: this.#petId[slot]!,
-      createdAt: this.#createdAt[slot]!,
-      expiresAt: this.#expiresAt[slot]!,
+        unpackDigest(chunk.digests, index * DIGEST_BYTES),
+      petId: chunk.petId[index]!,
+      createdAt: chunk.createdAt[index]!,
+      expiresAt: chunk.expiresAt[index]!,
     };
   }
 
@@ -128,16 +149,29 @@ export class IdempotencyKeys {
    */
   sweep(now: number, atMost: number): number {
     let forgotten = 0;
-    while (forgotten < atMost && this.#first < this.#end && this.#expiresAt[this.#first & this.#mask]! <= now) {
-      this.#forget(this.#first++);
+    while (forgotten < atMost && this.#first < this.#end && this.#chunkOf(this.#first).expiresAt[this.#first % CHUNK_KEYS]! <= now) {
+      this.#forget(this.#first);
+      this.#first++;
       forgotten++;
+    }
+    // Chunks the front has passed are dropped whole.
+    while (this.#chunks.length > 0 && this.#chunkBase < Math.floor(this.#first / CHUNK_KEYS)) {
+      this.#spare = this.#chunks.shift();
+      this.#chunkBase++;
     }
     return forgotten;
   }
 
   /** Forgets the keys added since the queue's `end` was `end` (a write that failed). */
   truncate(end: number): void {
-    while (this.#end > Math.max(end, this.#first)) this.#forget(--this.#end);
+    const from = Math.max(end, this.#first);
+    if (this.#end <= from) return;
+    while (this.#end > from) this.#forget(--this.#end);
+    this.#chunkOf(from).dropTextsFrom(from % CHUNK_KEYS);
+    // A chunk no key is in any more is dropped, so `add` finds the back as it left it.
+    while (this.#chunks.length > 0 && (this.#chunkBase + this.#chunks.length - 1) * CHUNK_KEYS >= this.#end) {
+      this.#spare = this.#chunks.pop();
+    }
   }
 
   /** The keys kept, oldest first, as new objects. */
@@ -145,48 +179,88 @@ export class IdempotencyKeys {
     for (let sequence = this.#first; sequence < this.#end; sequence++) yield this.at(sequence);
   }
 
+  #chunkOf(sequence: number): KeyChunk {
+    return this.#chunks[Math.floor(sequence / CHUNK_KEYS) - this.#chunkBase]!;
+  }
+
+  #addChunk(): void {
+    const chunk = this.#spare ?? new KeyChunk();
+    this.#spare = undefined;
+    chunk.dropTextsFrom(0);
+    this.#chunks.push(chunk);
+  }
+
+  /** The sequence number a table entry stands for: the one between `first` and `end` with that remainder. */
+  #sequenceOf(entry: number): number {
+    return this.#first + ((entry - 1 - (this.#first % MODULUS) + MODULUS) % MODULUS);
+  }
+
+  /** The hash of the scope and key of `sequence`, as `hashKey` gives it. */
+  #hashOf(sequence: number): number {
+    const chunk = this.#chunkOf(sequence);
+    const index = sequence % CHUNK_KEYS;
+    return chunk.keeps(index) ? chunk.hash(this.#seed, index) : hashKey(this.#seed, chunk.scopeOf[index]!, this.#oddKeys.get(sequence)!);
+  }
+
+  /** The table's place for `scope` and `key`: the one holding their entry, or the empty one where it would go. */
+  #place(scope: number, key: string): number {
+    const table = this.#table;
+    const mask = table.length - 1;
+    // A create looks its key up, then adds it: the second look reuses the first one's hash.
+    if (key !== this.#hashed.key || scope !== this.#hashed.scope) this.#hashed = { key, scope, hash: hashKey(this.#seed, scope, key) };
+    for (let place = this.#hashed.hash & mask; ; place = (place + 1) & mask) {
+      const entry = table[place]!;
+      if (entry === 0 || this.#holds(this.#sequenceOf(entry), scope, key)) return place;
+    }
+  }
+
+  /** Whether `sequence` is the key `key` of scope `scope`. */
+  #holds(sequence: number, scope: number, key: string): boolean {
+    const chunk = this.#chunkOf(sequence);
+    const index = sequence % CHUNK_KEYS;
+    if (chunk.scopeOf[index] !== scope) return false;
+    return chunk.keeps(index) ? chunk.textEquals(index, key) : this.#oddKeys.get(sequence) === key;
+  }
+
+  /** Removes the table's entry for `sequence`, if it holds one (a newer key with the same scope and key may have replaced it). */
+  #unlist(sequence: number): void {
+    const table = this.#table;
+    const mask = table.length - 1;
+    const entry = (sequence % MODULUS) + 1;
+    let place = this.#hashOf(sequence) & mask;
+    while (table[place] !== 0 && table[place] !== entry) place = (place + 1) & mask;
+    if (table[place] === 0) return;
+    this.#listed--;
+    // Linear probing's deletion: move back each later entry of the run that may sit in the hole.
+    let hole = place;
+    for (let next = (hole + 1) & mask; table[next] !== 0; next = (next + 1) & mask) {
+      const home = this.#hashOf(this.#sequenceOf(table[next]!)) & mask;
+      if (((next - home) & mask) >= ((next - hole) & mask)) {
+        table[hole] = table[next]!;
+        hole = next;
+      }
+    }
+    table[hole] = 0;
+  }
+
+  /** Forgets `sequence` (still between `first` and `end`: its chunk and number are read to find its entry). */
   #forget(sequence: number): void {
-    const slot = sequence & this.#mask;
-    const lookup = this.#lookup[this.#scopeOf[slot]!]!;
-    const key = this.#key[slot]!;
-    if (lookup.get(key) === sequence) lookup.delete(key);
-    this.#key[slot] = undefined;
+    this.#unlist(sequence);
+    this.#oddKeys.delete(sequence);
     this.#oddFingerprints.delete(sequence);
   }
 
-  /**
-   * Doubles the columns, moving each key to its slot under the new mask: run by run (a
-   * run ends where either ring wraps, so there are at most three), each column's run in one
-   * copy, not key by key (a view of each key's digest cost more than the rest of its move).
-   */
-  #grow(): void {
-    const capacity = (this.#mask + 1) * 2;
-    const mask = capacity - 1;
-    const scopeOf = new Uint32Array(capacity);
-    const petId = new Float64Array(capacity);
-    const createdAt = new Float64Array(capacity);
-    const expiresAt = new Float64Array(capacity);
-    const key = stringColumn(capacity);
-    const digests = new Uint8Array(capacity * DIGEST_BYTES);
-    for (let sequence = this.#first; sequence < this.#end; ) {
-      const runEnd = Math.min(this.#end, (sequence | this.#mask) + 1, (sequence | mask) + 1);
-      const from = sequence & this.#mask;
-      const to = sequence & mask;
-      const length = runEnd - sequence;
-      scopeOf.set(this.#scopeOf.subarray(from, from + length), to);
-      petId.set(this.#petId.subarray(from, from + length), to);
-      createdAt.set(this.#createdAt.subarray(from, from + length), to);
-      expiresAt.set(this.#expiresAt.subarray(from, from + length), to);
-      digests.set(this.#digests.subarray(from * DIGEST_BYTES, (from + length) * DIGEST_BYTES), to * DIGEST_BYTES);
-      for (let offset = 0; offset < length; offset++) key[to + offset] = this.#key[from + offset];
-      sequence = runEnd;
+  /** Doubles the table, placing each entry anew. */
+  #growTable(): void {
+    const old = this.#table;
+    const table = new Uint32Array(old.length * 2);
+    const mask = table.length - 1;
+    for (const entry of old) {
+      if (entry === 0) continue;
+      let place = this.#hashOf(this.#sequenceOf(entry)) & mask;
+      while (table[place] !== 0) place = (place + 1) & mask;
+      table[place] = entry;
     }
-    this.#mask = mask;
-    this.#scopeOf = scopeOf;
-    this.#petId = petId;
-    this.#createdAt = createdAt;
-    this.#expiresAt = expiresAt;
-    this.#key = key;
-    this.#digests = digests;
+    this.#table = table;
   }
 }

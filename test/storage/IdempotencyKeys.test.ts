@@ -95,3 +95,97 @@ describe('IdempotencyKeys', () => {
     );
   });
 });
+
+/** What IdempotencyKeys must do, as plainly as it can be said: an array and a map of strings. */
+class ModelKeys {
+  first = 0;
+  readonly kept: StoredIdempotencyKey[] = [];
+  readonly newest = new Map<string, number>();
+
+  get end(): number {
+    return this.first + this.kept.length;
+  }
+
+  add(stored: StoredIdempotencyKey): void {
+    this.newest.set(JSON.stringify([stored.scope, stored.key]), this.end);
+    this.kept.push(stored);
+  }
+
+  find(scope: string, key: string, now: number): StoredIdempotencyKey | undefined {
+    const sequence = this.newest.get(JSON.stringify([scope, key]));
+    const stored = sequence === undefined ? undefined : this.kept[sequence - this.first]!;
+    return stored && stored.expiresAt > now ? stored : undefined;
+  }
+
+  forget(sequence: number, stored: StoredIdempotencyKey): void {
+    const name = JSON.stringify([stored.scope, stored.key]);
+    if (this.newest.get(name) === sequence) this.newest.delete(name);
+  }
+
+  sweep(now: number, atMost: number): number {
+    let forgotten = 0;
+    while (forgotten < atMost && this.kept.length > 0 && this.kept[0]!.expiresAt <= now) {
+      this.forget(this.first++, this.kept.shift()!);
+      forgotten++;
+    }
+    return forgotten;
+  }
+
+  truncate(end: number): void {
+    while (this.end > Math.max(end, this.first)) this.forget(this.end - 1, this.kept.pop()!);
+  }
+}
+
+describe('IdempotencyKeys against a model', () => {
+  // Keys kept as bytes and keys kept as strings: beyond one byte a character, 255 characters and more, empty.
+  const keyTexts = ['a', 'b', '', 'é', 'ключ', '🐈', 'x'.repeat(254), 'y'.repeat(255), 'z'.repeat(300), 'ÿ'.repeat(254)];
+  const scopes = ['s1', 's2', 'ключ'];
+  const operation = fc.oneof(
+    fc.record({ add: fc.nat(keyTexts.length - 1), scope: fc.nat(scopes.length - 1), life: fc.integer({ min: 1, max: 400 }) }),
+    fc.record({ addMany: fc.integer({ min: 1, max: 1_500 }), long: fc.boolean() }),
+    fc.record({ sweep: fc.integer({ min: 1, max: 300 }), late: fc.nat(400) }),
+    fc.record({ truncate: fc.nat(50) }),
+  );
+
+  it('Should find, sweep, forget after failed writes and give back every key as the model does, through growth of the columns, the table and the texts', () => {
+    fc.assert(
+      fc.property(fc.array(operation, { minLength: 1, maxLength: 60 }), (operations) => {
+        const keys = new IdempotencyKeys();
+        const model = new ModelKeys();
+        let now = 0;
+        let unique = 0;
+        const addBoth = (stored: StoredIdempotencyKey) => {
+          keys.add(stored);
+          model.add(stored);
+        };
+        for (const step of operations) {
+          now += 1;
+          if ('add' in step) {
+            addBoth({ ...stored(keyTexts[step.add]!, now, now, scopes[step.scope]), expiresAt: now + step.life });
+          } else if ('addMany' in step) {
+            for (let count = 0; count < step.addMany; count++) {
+              const text = `${step.long ? 'l'.repeat(200) : ''}${unique++}-${count % 3 === 0 ? 'ü' : 'u'}`;
+              addBoth({ ...stored(text, unique, now, scopes[count % 2]), expiresAt: now + 50 + (count % 300) });
+            }
+          } else if ('sweep' in step) {
+            expect(keys.sweep(now + step.late, step.sweep)).toBe(model.sweep(now + step.late, step.sweep));
+          } else {
+            const mark = Math.max(model.first, model.end - step.truncate);
+            keys.truncate(mark);
+            model.truncate(mark);
+          }
+          expect([keys.first, keys.end]).toEqual([model.first, model.end]);
+          for (const scope of scopes) {
+            for (const text of keyTexts) expect(keys.find({ ...stored(text, 0, now, scope) })).toEqual(model.find(scope, text, now));
+          }
+        }
+        expect([...keys.values()]).toEqual(model.kept);
+        for (const [at, kept] of model.kept.entries()) {
+          expect(keys.find({ ...kept, createdAt: now })).toEqual(model.find(kept.scope, kept.key, now));
+          if (at > 200) break;
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+});

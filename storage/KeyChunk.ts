@@ -1,0 +1,129 @@
+/** @module A run of consecutive Idempotency-Keys kept in typed arrays: their numbers, payload digests and texts. */
+import { DIGEST_BYTES } from './packedDigest.js';
+
+/** How many keys one chunk holds: about 300 KB of arrays at the service's keys. */
+export const CHUNK_KEYS = 4096;
+
+/** The longest text a chunk keeps: a length fits in one byte, with 255 left over to mark a key kept elsewhere. */
+const MAX_TEXT_LENGTH = 254;
+
+/** The length of a key a chunk does not keep (see `keepsText`). */
+export const ELSEWHERE = 255;
+
+/** The first size of a chunk's text bytes; they double as texts arrive, and shrink to fit once the chunk is full. */
+const INITIAL_TEXT_BYTES = 4096;
+
+/**
+ * Whether a chunk keeps `text`: at most 254 characters, each in one byte (code below 256).
+ * An Idempotency-Key header is, but for one of exactly 255 characters; a key read from a
+ * file edited by hand may not be.
+ */
+export const keepsText = (text: string): boolean => {
+  if (text.length > MAX_TEXT_LENGTH) return false;
+  for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) > 255) return false;
+  return true;
+};
+
+const mixIn = (hash: number, code: number): number => {
+  const mixed = Math.imul(hash ^ code, 0x5bd1e995);
+  return mixed ^ (mixed >>> 15);
+};
+
+const startHash = (seed: number, scope: number): number => seed ^ Math.imul(scope + 1, 0x9e3779b1);
+
+/** MurmurHash3's finaliser: every bit of the result depends on every bit of the state. */
+const finish = (hash: number, length: number): number => {
+  let mixed = hash ^ length;
+  mixed = Math.imul(mixed ^ (mixed >>> 16), 0x85ebca6b);
+  mixed = Math.imul(mixed ^ (mixed >>> 13), 0xc2b2ae35);
+  return (mixed ^ (mixed >>> 16)) >>> 0;
+};
+
+/**
+ * A seeded 32-bit hash of `scope` (a small number) and the character codes of `key`: what
+ * `KeyChunk.hash` gives for the key kept as bytes. Seeded per queue, as V8 seeds its own
+ * string hashes, so a client cannot choose keys that all land in one run of a lookup table.
+ */
+export const hashKey = (seed: number, scope: number, key: string): number => {
+  let hash = startHash(seed, scope);
+  for (let index = 0; index < key.length; index++) hash = mixIn(hash, key.charCodeAt(index));
+  return finish(hash, key.length);
+};
+
+/**
+ * `CHUNK_KEYS` consecutive keys, in columns: their owner (IdempotencyKeys) writes a key's
+ * numbers and digest into the public arrays at its index, and its text through `writeText`,
+ * which keeps it as bytes, one a character, after the texts before it. The owner fills a
+ * chunk from index 0 on and drops it whole once the queue's front has passed it, so no
+ * array is ever copied to grow but the texts' (and a full chunk's texts are cut to fit).
+ */
+export class KeyChunk {
+  readonly scopeOf = new Uint32Array(CHUNK_KEYS);
+  readonly petId = new Float64Array(CHUNK_KEYS);
+  readonly createdAt = new Float64Array(CHUNK_KEYS);
+  readonly expiresAt = new Float64Array(CHUNK_KEYS);
+  readonly digests = new Uint8Array(CHUNK_KEYS * DIGEST_BYTES);
+  /** Where each key's text starts in `#text`, and its length (`ELSEWHERE` for a key the chunk does not keep). */
+  readonly #textAt = new Uint32Array(CHUNK_KEYS);
+  readonly #textLength = new Uint8Array(CHUNK_KEYS);
+  #text = new Uint8Array(INITIAL_TEXT_BYTES);
+  /** The bytes of `#text` in use: the texts of the keys before the next index. */
+  #textEnd = 0;
+
+  /** Keeps `key` as the text of the key at `index` (the chunk's next one) when `keepsText(key)`; answers whether it did. */
+  writeText(index: number, key: string): boolean {
+    this.#textAt[index] = this.#textEnd;
+    if (!keepsText(key)) {
+      this.#textLength[index] = ELSEWHERE;
+      return false;
+    }
+    const end = this.#textEnd + key.length;
+    if (end > this.#text.length) {
+      const text = new Uint8Array(Math.max(this.#text.length * 2, end));
+      text.set(this.#text.subarray(0, this.#textEnd));
+      this.#text = text;
+    }
+    for (let offset = 0, at = this.#textEnd; offset < key.length; offset++, at++) this.#text[at] = key.charCodeAt(offset);
+    this.#textLength[index] = key.length;
+    this.#textEnd = end;
+    // The chunk's last key: its texts will not grow again, so they keep no spare bytes.
+    if (index === CHUNK_KEYS - 1 && this.#textEnd < this.#text.length) this.#text = this.#text.slice(0, this.#textEnd);
+    return true;
+  }
+
+  /** Whether the chunk keeps the text of the key at `index` (otherwise its owner does). */
+  keeps(index: number): boolean {
+    return this.#textLength[index] !== ELSEWHERE;
+  }
+
+  /** The text of the key at `index` (one the chunk keeps), as a flat string. */
+  readText(index: number): string {
+    const at = this.#textAt[index]!;
+    return String.fromCharCode.apply(null, this.#text.subarray(at, at + this.#textLength[index]!) as unknown as number[]);
+  }
+
+  /** Whether the key at `index` (one the chunk keeps) is `key`. */
+  textEquals(index: number, key: string): boolean {
+    const length = this.#textLength[index]!;
+    if (key.length !== length) return false;
+    const text = this.#text;
+    for (let offset = 0, at = this.#textAt[index]!; offset < length; offset++, at++) {
+      if (text[at] !== key.charCodeAt(offset)) return false;
+    }
+    return true;
+  }
+
+  /** What `hashKey(seed, scope, key)` answers for the key at `index` (one the chunk keeps). */
+  hash(seed: number, index: number): number {
+    const length = this.#textLength[index]!;
+    const text = this.#text;
+    let hash = startHash(seed, this.scopeOf[index]!);
+    for (let offset = 0, at = this.#textAt[index]!; offset < length; offset++, at++) hash = mixIn(hash, text[at]!);
+    return finish(hash, length);
+  }
+
+  /** Forgets the texts of the keys from `index` on (keys added by a write that failed, or all of them to use the chunk again). */
+  dropTextsFrom(index: number): void {
+    this.#textEnd = index === 0 ? 0 : this.#textAt[index]!;
+  }
+}
