@@ -62,7 +62,7 @@ export class IdempotencyKeys {
   #listed = 0;
   readonly #seed = randomSeed();
   /** The last key `#place` hashed. */
-  #hashed = { key: '', scope: -1, hash: 0 };
+  readonly #hashed = { key: '', scope: -1, hash: 0 };
   #first = 0;
   #end = 0;
 
@@ -113,6 +113,8 @@ export class IdempotencyKeys {
     const chunk = this.#chunkOf(sequence);
     this.#end++;
     chunk.scopeOf[index] = scope;
+    const place = this.#place(scope, stored.key);
+    chunk.hashes[index] = this.#hashed.hash;
     if (!chunk.writeText(index, stored.key)) this.#oddKeys.set(sequence, flattened(stored.key));
     if (!packDigest(stored.fingerprint, chunk.digests, index * DIGEST_BYTES)) {
       this.#oddFingerprints.set(sequence, flattened(stored.fingerprint));
@@ -120,7 +122,6 @@ export class IdempotencyKeys {
     chunk.petId[index] = stored.petId;
     chunk.createdAt[index] = stored.createdAt;
     chunk.expiresAt[index] = stored.expiresAt;
-    const place = this.#place(scope, stored.key);
     if (this.#table[place] === 0) this.#listed++;
     this.#table[place] = (sequence % MODULUS) + 1;
     if (this.#listed * 2 > this.#table.length) this.#growTable();
@@ -195,11 +196,9 @@ export class IdempotencyKeys {
     return this.#first + ((entry - 1 - (this.#first % MODULUS) + MODULUS) % MODULUS);
   }
 
-  /** The hash of the scope and key of `sequence`, as `hashKey` gives it. */
+  /** The hash of the scope and key of `sequence`, as `hashKey` gave it. */
   #hashOf(sequence: number): number {
-    const chunk = this.#chunkOf(sequence);
-    const index = sequence % CHUNK_KEYS;
-    return chunk.keeps(index) ? chunk.hash(this.#seed, index) : hashKey(this.#seed, chunk.scopeOf[index]!, this.#oddKeys.get(sequence)!);
+    return this.#chunkOf(sequence).hashes[sequence % CHUNK_KEYS]!;
   }
 
   /** The table's place for `scope` and `key`: the one holding their entry, or the empty one where it would go. */
@@ -207,18 +206,24 @@ export class IdempotencyKeys {
     const table = this.#table;
     const mask = table.length - 1;
     // A create looks its key up, then adds it: the second look reuses the first one's hash.
-    if (key !== this.#hashed.key || scope !== this.#hashed.scope) this.#hashed = { key, scope, hash: hashKey(this.#seed, scope, key) };
-    for (let place = this.#hashed.hash & mask; ; place = (place + 1) & mask) {
+    const hashed = this.#hashed;
+    if (key !== hashed.key || scope !== hashed.scope) {
+      hashed.key = key;
+      hashed.scope = scope;
+      hashed.hash = hashKey(this.#seed, scope, key);
+    }
+    const hash = hashed.hash;
+    for (let place = hash & mask; ; place = (place + 1) & mask) {
       const entry = table[place]!;
-      if (entry === 0 || this.#holds(this.#sequenceOf(entry), scope, key)) return place;
+      if (entry === 0 || this.#holds(this.#sequenceOf(entry), hash, scope, key)) return place;
     }
   }
 
-  /** Whether `sequence` is the key `key` of scope `scope`. */
-  #holds(sequence: number, scope: number, key: string): boolean {
+  /** Whether `sequence` is the key `key` of scope `scope` (whose hash is `hash`). */
+  #holds(sequence: number, hash: number, scope: number, key: string): boolean {
     const chunk = this.#chunkOf(sequence);
     const index = sequence % CHUNK_KEYS;
-    if (chunk.scopeOf[index] !== scope) return false;
+    if (chunk.hashes[index] !== hash || chunk.scopeOf[index] !== scope) return false;
     return chunk.keeps(index) ? chunk.textEquals(index, key) : this.#oddKeys.get(sequence) === key;
   }
 

@@ -1,7 +1,7 @@
 /** @module A run of consecutive Idempotency-Keys kept in typed arrays: their numbers, payload digests and texts. */
 import { DIGEST_BYTES } from './packedDigest.js';
 
-/** How many keys one chunk holds: about 300 KB of arrays at the service's keys. */
+/** How many keys one chunk holds: about 400 KB of arrays at the service's keys. */
 export const CHUNK_KEYS = 4096;
 
 /** The longest text a chunk keeps: a length fits in one byte, with 255 left over to mark a key kept elsewhere. */
@@ -24,31 +24,30 @@ export const keepsText = (text: string): boolean => {
   return true;
 };
 
-const mixIn = (hash: number, code: number): number => {
-  const mixed = Math.imul(hash ^ code, 0x5bd1e995);
-  return mixed ^ (mixed >>> 15);
-};
-
-const startHash = (seed: number, scope: number): number => seed ^ Math.imul(scope + 1, 0x9e3779b1);
-
 /** MurmurHash3's finaliser: every bit of the result depends on every bit of the state. */
-const finish = (hash: number, length: number): number => {
-  let mixed = hash ^ length;
-  mixed = Math.imul(mixed ^ (mixed >>> 16), 0x85ebca6b);
+const finish = (hash: number): number => {
+  let mixed = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
   mixed = Math.imul(mixed ^ (mixed >>> 13), 0xc2b2ae35);
   return (mixed ^ (mixed >>> 16)) >>> 0;
 };
 
 /**
- * A seeded 32-bit hash of `scope` (a small number) and the character codes of `key`: what
- * `KeyChunk.hash` gives for the key kept as bytes. Seeded per queue, as V8 seeds its own
- * string hashes, so a client cannot choose keys that all land in one run of a lookup table.
+ * A seeded 32-bit hash of `scope` (a small number) and the character codes of `key`. Seeded
+ * per queue, as V8 seeds its own string hashes, so a client cannot choose keys that all land
+ * in one run of a lookup table. A chunk keeps each key's hash (`hashes`), so the table grows
+ * and deletes without reading a key's text again.
  */
 export const hashKey = (seed: number, scope: number, key: string): number => {
-  let hash = startHash(seed, scope);
-  for (let index = 0; index < key.length; index++) hash = mixIn(hash, key.charCodeAt(index));
-  return finish(hash, key.length);
+  let hash = seed ^ Math.imul(scope + 1, 0x9e3779b1);
+  for (let index = 0; index < key.length; index++) {
+    const mixed = Math.imul(hash ^ key.charCodeAt(index), 0x5bd1e995);
+    hash = mixed ^ (mixed >>> 15);
+  }
+  return finish(hash ^ key.length);
 };
+
+/** The character codes of the text `readText` is reading (one array for all chunks: it reads one text at a time). */
+const codes: number[] = [];
 
 /**
  * `CHUNK_KEYS` consecutive keys, in columns: their owner (IdempotencyKeys) writes a key's
@@ -59,6 +58,8 @@ export const hashKey = (seed: number, scope: number, key: string): number => {
  */
 export class KeyChunk {
   readonly scopeOf = new Uint32Array(CHUNK_KEYS);
+  /** Each key's `hashKey`. */
+  readonly hashes = new Uint32Array(CHUNK_KEYS);
   readonly petId = new Float64Array(CHUNK_KEYS);
   readonly createdAt = new Float64Array(CHUNK_KEYS);
   readonly expiresAt = new Float64Array(CHUNK_KEYS);
@@ -98,8 +99,11 @@ export class KeyChunk {
 
   /** The text of the key at `index` (one the chunk keeps), as a flat string. */
   readText(index: number): string {
-    const at = this.#textAt[index]!;
-    return String.fromCharCode.apply(null, this.#text.subarray(at, at + this.#textLength[index]!) as unknown as number[]);
+    const length = this.#textLength[index]!;
+    // Through an array of codes: a view of the bytes, made for each key, cost half again as much.
+    codes.length = length;
+    for (let offset = 0, at = this.#textAt[index]!; offset < length; offset++, at++) codes[offset] = this.#text[at]!;
+    return String.fromCharCode.apply(null, codes);
   }
 
   /** Whether the key at `index` (one the chunk keeps) is `key`. */
@@ -111,15 +115,6 @@ export class KeyChunk {
       if (text[at] !== key.charCodeAt(offset)) return false;
     }
     return true;
-  }
-
-  /** What `hashKey(seed, scope, key)` answers for the key at `index` (one the chunk keeps). */
-  hash(seed: number, index: number): number {
-    const length = this.#textLength[index]!;
-    const text = this.#text;
-    let hash = startHash(seed, this.scopeOf[index]!);
-    for (let offset = 0, at = this.#textAt[index]!; offset < length; offset++, at++) hash = mixIn(hash, text[at]!);
-    return finish(hash, length);
   }
 
   /** Forgets the texts of the keys from `index` on (keys added by a write that failed, or all of them to use the chunk again). */
