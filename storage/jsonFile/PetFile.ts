@@ -294,13 +294,7 @@ export class PetFile {
     // The bytes of what the journal added are encoded first, a chunk per turn of the event
     // loop while creates go on, so the whole write itself does not stall the server.
     // Stopped when an edit replaces the content: its bytes must not be cached as the new one's.
-    const content = this.#db.data;
-    void this.#serializer
-      .prepare(content, () => this.#closed || this.#db.data !== content, {
-        keys: true,
-        readOwnBytes: (offset, length) => this.#text.readOwnBytes(offset, length),
-        readJournalBytes: (generation, offset, length) => this.#text.readJournalBytes(generation, offset, length),
-      })
+    void this.#prepareWhole(() => this.#closed)
       .then(() => this.#writeWholeAlongside())
       .catch(() => {
         this.#compactAfter = Date.now() + COMPACT_RETRY_MILLISECONDS;
@@ -308,6 +302,21 @@ export class PetFile {
       .finally(() => {
         this.#compacting = false;
       });
+  }
+
+  /**
+   * Readies the bytes of a whole write of the content as it is now (see
+   * `PetFileSerializer.prepare`): the animals' and keys' bytes kept, read back from the file
+   * and the journal, or encoded, a piece per turn of the event loop. Stops when `stopped()`
+   * says so, or when an edit replaces the content (its bytes must not be cached as the new one's).
+   */
+  #prepareWhole(stopped: () => boolean): Promise<void> {
+    const content = this.#db.data;
+    return this.#serializer.prepare(content, () => stopped() || this.#db.data !== content, {
+      keys: true,
+      readOwnBytes: (offset, length) => this.#text.readOwnBytes(offset, length),
+      readJournalBytes: (generation, offset, length) => this.#text.readJournalBytes(generation, offset, length),
+    });
   }
 
   /**
@@ -326,7 +335,18 @@ export class PetFile {
    * a stopped file is one document, and no failed write's animals stay in it), and releases
    * the file.
    */
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    // The stop's whole write copies the keys' bytes from the file and the journal, as a
+    // compaction does, rather than encoding every key again: 0.6 s of the one thread at
+    // 400,000 keys. Not beside a compaction under way, whose own preparation is doing it.
+    if (!this.#closed && !this.#compacting && this.#data.journal.pending) {
+      this.#compacting = true;
+      await this.#prepareWhole(() => this.#closed)
+        .catch(() => {})
+        .finally(() => {
+          this.#compacting = false;
+        });
+    }
     return this.#queue.run(async () => {
       if (this.#closed) return;
       await this.#replacing;

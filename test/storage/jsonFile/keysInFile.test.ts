@@ -167,3 +167,36 @@ describe('Idempotency-Keys in the data file', () => {
     wholeWrites.mockRestore();
   });
 });
+
+describe('A clean stop', () => {
+  it('Should write the keys that came since the last whole write from their journal lines and the rest from the file, not encode them all again', {
+    timeout: 30_000,
+  }, async () => {
+    const file = tempDataFile();
+    const first = await openJsonFileStorage({ file });
+    const before = Array.from({ length: 3_000 }, (_, at) => keyAt(`before-${at}`, Date.now()));
+    await Promise.all(before.map((key) => first.createIdempotent(rex, key)));
+    await first.close();
+    const storage = await openJsonFileStorage({ file });
+    const keys = Array.from({ length: 3_000 }, (_, at) => keyAt(`since "${at}"`, Date.now()));
+    // Creates that share journal lines, as creates under load do.
+    for (let at = 0; at < keys.length; at += 100)
+      await Promise.all(keys.slice(at, at + 100).map((key) => storage.createIdempotent(rex, key)));
+    const copied = vi.spyOn(KeyLines.prototype, 'append');
+    const reused = vi.spyOn(KeyLines.prototype, 'reuse');
+    await storage.close();
+    const copiedKeys = copied.mock.calls.reduce(
+      (sum, [, lines], at) => sum + (copied.mock.results[at]!.value ? lines.end - lines.start : 0),
+      0,
+    );
+    expect(copiedKeys).toBeGreaterThan(2_500);
+    expect(reused.mock.results.some(({ value }) => value === true)).toBe(true);
+    const text = fs.readFileSync(file, 'utf8');
+    const data = parsePetFile(text, file);
+    expect(data.idempotencyKeys.map(({ key }) => key)).toEqual([...before, ...keys].map(({ key }) => key));
+    expect(Buffer.concat(new PetFileSerializer().serialize(data)).toString('utf8')).toBe(text);
+    expect(fs.existsSync(`${file}.journal`)).toBe(false);
+    copied.mockRestore();
+    reused.mockRestore();
+  });
+});
