@@ -193,7 +193,8 @@ export class IdempotencyKeys {
 
   /** The sequence number a table entry stands for: the one between `first` and `end` with that remainder. */
   #sequenceOf(entry: number): number {
-    return this.#first + ((entry - 1 - (this.#first % MODULUS) + MODULUS) % MODULUS);
+    const offset = entry - 1 - (this.#first % MODULUS);
+    return this.#first + (offset < 0 ? offset + MODULUS : offset);
   }
 
   /** The hash of the scope and key of `sequence`, as `hashKey` gave it. */
