@@ -35,7 +35,7 @@ const randomSeed = (): number => crypto.getRandomValues(new Uint32Array(1))[0]!;
  * columns of typed arrays, a chunk of 4,096 keys at a time (see KeyChunk): its numbers, its
  * payload digest packed, a scope number instead of the scope's 64 characters, its text as
  * bytes. It is found through an open-addressing table of its own (linear probing, at most
- * half full) rather than a `Map` of strings. A key then costs about 100 bytes and gives the
+ * half full) rather than a `Map` of strings. A key then costs about 105 bytes and gives the
  * garbage collector nothing to visit, where a string and a map entry per key cost 180 (see
  * docs/bounds.md); chunks are added and dropped whole, so no column is copied to grow.
  * A key that replaces an expired one with the same scope and key leaves the old one in the
