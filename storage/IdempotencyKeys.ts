@@ -1,6 +1,6 @@
 /** @module The Idempotency-Keys a storage keeps in memory: a queue in arrival order, found by scope and key. */
 import type { IdempotencyKey, StoredIdempotencyKey } from '../core/PetStorage.js';
-import { CHUNK_KEYS, hashKey, KeyChunk } from './KeyChunk.js';
+import { CHUNK_KEYS, ELSEWHERE_NUMBER, fitsColumn, hashKey, KeyChunk } from './KeyChunk.js';
 import { DIGEST_BYTES, packDigest, unpackDigest } from './packedDigest.js';
 
 /** The first size of the lookup table; it doubles when half full. */
@@ -35,7 +35,7 @@ const randomSeed = (): number => crypto.getRandomValues(new Uint32Array(1))[0]!;
  * columns of typed arrays, a chunk of 4,096 keys at a time (see KeyChunk): its numbers, its
  * payload digest packed, a scope number instead of the scope's 64 characters, its text as
  * bytes. It is found through an open-addressing table of its own (linear probing, at most
- * half full) rather than a `Map` of strings. A key then costs about 105 bytes and gives the
+ * half full) rather than a `Map` of strings. A key then costs about 90 bytes and gives the
  * garbage collector nothing to visit, where a string and a map entry per key cost 180 (see
  * docs/bounds.md); chunks are added and dropped whole, so no column is copied to grow.
  * A key that replaces an expired one with the same scope and key leaves the old one in the
@@ -53,6 +53,9 @@ export class IdempotencyKeys {
   readonly #oddKeys = new Map<number, string>();
   /** By sequence number, the fingerprints that are not the service's 32-character digests (files edited by hand, tests). */
   readonly #oddFingerprints = new Map<number, string>();
+  /** By sequence number, the pet ids and expiries that do not fit a chunk's columns (see `fitsColumn`). */
+  readonly #oddPetIds = new Map<number, number>();
+  readonly #oddExpiries = new Map<number, number>();
   /**
    * The lookup: for each scope and key, its newest entry's sequence number (modulo
    * `MODULUS`, plus one; 0 is an empty place), at the place its hash gives or the first
@@ -94,7 +97,7 @@ export class IdempotencyKeys {
     const entry = this.#table[this.#place(scope, key.key)]!;
     if (entry === 0) return undefined;
     const sequence = this.#sequenceOf(entry);
-    if (this.#chunkOf(sequence).expiresAt[sequence % CHUNK_KEYS]! <= key.createdAt) return undefined;
+    if (this.#expiresAt(sequence) <= key.createdAt) return undefined;
     return this.at(sequence);
   }
 
@@ -119,9 +122,14 @@ export class IdempotencyKeys {
     if (!packDigest(stored.fingerprint, chunk.digests, index * DIGEST_BYTES)) {
       this.#oddFingerprints.set(sequence, flattened(stored.fingerprint));
     }
-    chunk.petId[index] = stored.petId;
+    chunk.petId[index] = fitsColumn(stored.petId) ? stored.petId : ELSEWHERE_NUMBER;
+    if (chunk.petId[index] === ELSEWHERE_NUMBER) this.#oddPetIds.set(sequence, stored.petId);
     chunk.createdAt[index] = stored.createdAt;
-    chunk.expiresAt[index] = stored.expiresAt;
+    // Kept as the lifetime when that gives the expiry back exactly (times are whole milliseconds).
+    const lifetime = stored.expiresAt - stored.createdAt;
+    const fits = fitsColumn(lifetime) && Object.is(stored.createdAt + lifetime, stored.expiresAt);
+    chunk.lifetime[index] = fits ? lifetime : ELSEWHERE_NUMBER;
+    if (!fits) this.#oddExpiries.set(sequence, stored.expiresAt);
     if (this.#table[place] === 0) this.#listed++;
     this.#table[place] = (sequence % MODULUS) + 1;
     if (this.#listed * 2 > this.#table.length) this.#growTable();
@@ -137,9 +145,9 @@ export class IdempotencyKeys {
       fingerprint:
         (this.#oddFingerprints.size === 0 ? undefined : this.#oddFingerprints.get(sequence)) ??
         unpackDigest(chunk.digests, index * DIGEST_BYTES),
-      petId: chunk.petId[index]!,
+      petId: chunk.petId[index] === ELSEWHERE_NUMBER ? this.#oddPetIds.get(sequence)! : chunk.petId[index]!,
       createdAt: chunk.createdAt[index]!,
-      expiresAt: chunk.expiresAt[index]!,
+      expiresAt: this.#expiresAt(sequence),
     };
   }
 
@@ -150,7 +158,7 @@ export class IdempotencyKeys {
    */
   sweep(now: number, atMost: number): number {
     let forgotten = 0;
-    while (forgotten < atMost && this.#first < this.#end && this.#chunkOf(this.#first).expiresAt[this.#first % CHUNK_KEYS]! <= now) {
+    while (forgotten < atMost && this.#first < this.#end && this.#expiresAt(this.#first) <= now) {
       this.#forget(this.#first);
       this.#first++;
       forgotten++;
@@ -189,6 +197,13 @@ export class IdempotencyKeys {
     this.#spare = undefined;
     chunk.dropTextsFrom(0);
     this.#chunks.push(chunk);
+  }
+
+  #expiresAt(sequence: number): number {
+    const chunk = this.#chunkOf(sequence);
+    const index = sequence % CHUNK_KEYS;
+    const lifetime = chunk.lifetime[index]!;
+    return lifetime === ELSEWHERE_NUMBER ? this.#oddExpiries.get(sequence)! : chunk.createdAt[index]! + lifetime;
   }
 
   /** The sequence number a table entry stands for: the one between `first` and `end` with that remainder. */
@@ -254,6 +269,8 @@ export class IdempotencyKeys {
     this.#unlist(sequence);
     this.#oddKeys.delete(sequence);
     this.#oddFingerprints.delete(sequence);
+    this.#oddPetIds.delete(sequence);
+    this.#oddExpiries.delete(sequence);
   }
 
   /** Doubles the table, placing each entry anew. */

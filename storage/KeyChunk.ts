@@ -1,5 +1,5 @@
 /** @module A run of consecutive Idempotency-Keys kept in typed arrays: their numbers, payload digests and texts. */
-import { DIGEST_BYTES } from './packedDigest.js';
+import { ALPHABET, DIGEST_BYTES, VALUE } from './packedDigest.js';
 
 /** How many keys one chunk holds: about 400 KB of arrays at the service's keys. */
 export const CHUNK_KEYS = 4096;
@@ -9,6 +9,27 @@ const MAX_TEXT_LENGTH = 254;
 
 /** The length of a key a chunk does not keep (see `keepsText`). */
 export const ELSEWHERE = 255;
+
+/** What a number column holds for a number kept elsewhere (see `fitsColumn`). */
+export const ELSEWHERE_NUMBER = 0xffffffff;
+
+/** Whether `value` fits a number column: a whole number from 0 up to, not including, `ELSEWHERE_NUMBER`. */
+export const fitsColumn = (value: number): boolean => Number.isInteger(value) && value >= 0 && value < ELSEWHERE_NUMBER;
+
+/** The flag on a text's place that says its characters are packed six bits each (all of them base64url). */
+const PACKED = 0x80000000;
+
+/** The character code of each six-bit value. */
+const CODE = Uint8Array.from(ALPHABET, (char) => char.charCodeAt(0));
+
+/** Whether every character of `text` is a base64url one (UUIDs, hex, base64url tokens), so it packs in six bits each. */
+const isBase64UrlText = (text: string): boolean => {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code >= 128 || VALUE[code]! < 0) return false;
+  }
+  return true;
+};
 
 /** The first size of a chunk's text bytes; they double as texts arrive, and shrink to fit once the chunk is full. */
 const INITIAL_TEXT_BYTES = 4096;
@@ -52,19 +73,26 @@ const codes: number[] = [];
 /**
  * `CHUNK_KEYS` consecutive keys, in columns: their owner (IdempotencyKeys) writes a key's
  * numbers and digest into the public arrays at its index, and its text through `writeText`,
- * which keeps it as bytes, one a character, after the texts before it. The owner fills a
- * chunk from index 0 on and drops it whole once the queue's front has passed it, so no
- * array is ever copied to grow but the texts' (and a full chunk's texts are cut to fit).
+ * which keeps it as bytes after the texts before it: six bits a character when all are
+ * base64url ones (a UUID in 27 bytes, a 22-character base64url token in 17), else one byte
+ * each. The owner fills a chunk from index 0 on and drops it whole once the queue's front
+ * has passed it, so no array is ever copied to grow but the texts' (and a full chunk's
+ * texts are cut to fit).
  */
 export class KeyChunk {
   readonly scopeOf = new Uint32Array(CHUNK_KEYS);
   /** Each key's `hashKey`. */
   readonly hashes = new Uint32Array(CHUNK_KEYS);
-  readonly petId = new Float64Array(CHUNK_KEYS);
+  /** Each key's animal, or `ELSEWHERE_NUMBER` for an id that does not fit (see `fitsColumn`). */
+  readonly petId = new Uint32Array(CHUNK_KEYS);
   readonly createdAt = new Float64Array(CHUNK_KEYS);
-  readonly expiresAt = new Float64Array(CHUNK_KEYS);
+  /** Each key's expiry less its creation, or `ELSEWHERE_NUMBER` for one that does not fit. */
+  readonly lifetime = new Uint32Array(CHUNK_KEYS);
   readonly digests = new Uint8Array(CHUNK_KEYS * DIGEST_BYTES);
-  /** Where each key's text starts in `#text`, and its length (`ELSEWHERE` for a key the chunk does not keep). */
+  /**
+   * Where each key's text starts in `#text` (with `PACKED` when it is packed), and its
+   * length in characters (`ELSEWHERE` for a key the chunk does not keep).
+   */
   readonly #textAt = new Uint32Array(CHUNK_KEYS);
   readonly #textLength = new Uint8Array(CHUNK_KEYS);
   #text = new Uint8Array(INITIAL_TEXT_BYTES);
@@ -78,13 +106,30 @@ export class KeyChunk {
       this.#textLength[index] = ELSEWHERE;
       return false;
     }
-    const end = this.#textEnd + key.length;
+    const packed = isBase64UrlText(key);
+    const end = this.#textEnd + (packed ? Math.ceil((key.length * 6) / 8) : key.length);
     if (end > this.#text.length) {
       const text = new Uint8Array(Math.max(this.#text.length * 2, end));
       text.set(this.#text.subarray(0, this.#textEnd));
       this.#text = text;
     }
-    for (let offset = 0, at = this.#textEnd; offset < key.length; offset++, at++) this.#text[at] = key.charCodeAt(offset);
+    const text = this.#text;
+    let at = this.#textEnd;
+    if (!packed) for (let offset = 0; offset < key.length; offset++, at++) text[at] = key.charCodeAt(offset);
+    else {
+      let bits = 0;
+      let count = 0;
+      for (let offset = 0; offset < key.length; offset++) {
+        bits = ((bits << 6) | VALUE[key.charCodeAt(offset)]!) & 0xffff;
+        count += 6;
+        if (count >= 8) {
+          count -= 8;
+          text[at++] = bits >>> count;
+        }
+      }
+      if (count > 0) text[at++] = bits << (8 - count);
+      this.#textAt[index] |= PACKED;
+    }
     this.#textLength[index] = key.length;
     this.#textEnd = end;
     // The chunk's last key: its texts will not grow again, so they keep no spare bytes.
@@ -99,26 +144,45 @@ export class KeyChunk {
 
   /** The text of the key at `index` (one the chunk keeps), as a flat string. */
   readText(index: number): string {
-    const length = this.#textLength[index]!;
     // Through an array of codes: a view of the bytes, made for each key, cost half again as much.
-    codes.length = length;
-    for (let offset = 0, at = this.#textAt[index]!; offset < length; offset++, at++) codes[offset] = this.#text[at]!;
+    codes.length = this.#textLength[index]!;
+    this.#readCodes(index, (offset, code) => {
+      codes[offset] = code;
+      return true;
+    });
     return String.fromCharCode.apply(null, codes);
   }
 
   /** Whether the key at `index` (one the chunk keeps) is `key`. */
   textEquals(index: number, key: string): boolean {
-    const length = this.#textLength[index]!;
-    if (key.length !== length) return false;
-    const text = this.#text;
-    for (let offset = 0, at = this.#textAt[index]!; offset < length; offset++, at++) {
-      if (text[at] !== key.charCodeAt(offset)) return false;
-    }
-    return true;
+    return key.length === this.#textLength[index] && this.#readCodes(index, (offset, code) => key.charCodeAt(offset) === code);
   }
 
   /** Forgets the texts of the keys from `index` on (keys added by a write that failed, or all of them to use the chunk again). */
   dropTextsFrom(index: number): void {
-    this.#textEnd = index === 0 ? 0 : this.#textAt[index]!;
+    this.#textEnd = index === 0 ? 0 : this.#textAt[index]! & ~PACKED;
+  }
+
+  /** Hands each character code of the key at `index` to `take` in turn, until it answers false; answers whether it never did. */
+  #readCodes(index: number, take: (offset: number, code: number) => boolean): boolean {
+    const length = this.#textLength[index]!;
+    const place = this.#textAt[index]!;
+    const text = this.#text;
+    let at = place & ~PACKED;
+    if ((place & PACKED) === 0) {
+      for (let offset = 0; offset < length; offset++, at++) if (!take(offset, text[at]!)) return false;
+      return true;
+    }
+    let bits = 0;
+    let count = 0;
+    for (let offset = 0; offset < length; offset++) {
+      if (count < 6) {
+        bits = ((bits << 8) | text[at++]!) & 0xffff;
+        count += 8;
+      }
+      count -= 6;
+      if (!take(offset, CODE[(bits >>> count) & 63]!)) return false;
+    }
+    return true;
   }
 }

@@ -1,9 +1,10 @@
 /** @module A payload digest as the service makes it (24 bytes in base64url, 32 characters) kept as its 24 bytes. */
 
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+/** The base64url characters, each at the place of the six bits it stands for. */
+export const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
-/** The six bits each base64url character stands for, or -1. */
-const VALUE = new Int8Array(128).fill(-1);
+/** The six bits each base64url character stands for, or -1 (by character code, below 128). */
+export const VALUE = new Int8Array(128).fill(-1);
 for (let at = 0; at < ALPHABET.length; at++) VALUE[ALPHABET.charCodeAt(at)] = at;
 
 /** How many bytes a packed digest takes. */

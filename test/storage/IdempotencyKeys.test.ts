@@ -137,11 +137,37 @@ class ModelKeys {
 }
 
 describe('IdempotencyKeys against a model', () => {
-  // Keys kept as bytes and keys kept as strings: beyond one byte a character, 255 characters and more, empty.
-  const keyTexts = ['a', 'b', '', 'é', 'ключ', '🐈', 'x'.repeat(254), 'y'.repeat(255), 'z'.repeat(300), 'ÿ'.repeat(254)];
+  // Keys packed six bits a character (base64url ones, every length modulo 4), kept a byte a
+  // character, and kept as strings (beyond one byte a character, 255 characters and more).
+  const keyTexts = [
+    'a',
+    'b_',
+    'AZ9',
+    '-_az',
+    'f47ac10b-58cc-4372-a567-0e02b2c3d479',
+    'F47AC10B58CC4372A5670E02B2C3D479',
+    '',
+    'é',
+    'order 42',
+    'ключ',
+    '🐈',
+    'x'.repeat(254),
+    'y'.repeat(255),
+    'z'.repeat(300),
+    'ÿ'.repeat(254),
+  ];
+  // Pet ids and expiries that fit a chunk's columns, and some that do not.
+  const petIds = [1, 4_294_967_294, 4_294_967_295, 2 ** 40 + 1, 0];
+  const lifetimes = [86_400_000, 0, 4_294_967_295, 2 ** 33, 0.5, -3];
   const scopes = ['s1', 's2', 'ключ'];
   const operation = fc.oneof(
     fc.record({ add: fc.nat(keyTexts.length - 1), scope: fc.nat(scopes.length - 1), life: fc.integer({ min: 1, max: 400 }) }),
+    fc.record({
+      odd: fc.nat(keyTexts.length - 1),
+      petId: fc.constantFrom(...petIds),
+      lifetime: fc.constantFrom(...lifetimes),
+      late: fc.boolean(),
+    }),
     fc.record({ addMany: fc.integer({ min: 1, max: 1_500 }), long: fc.boolean() }),
     fc.record({ sweep: fc.integer({ min: 1, max: 300 }), late: fc.nat(400) }),
     fc.record({ truncate: fc.nat(50) }),
@@ -162,6 +188,10 @@ describe('IdempotencyKeys against a model', () => {
           now += 1;
           if ('add' in step) {
             addBoth({ ...stored(keyTexts[step.add]!, now, now, scopes[step.scope]), expiresAt: now + step.life });
+          } else if ('odd' in step) {
+            // A creation time of a fraction of a millisecond, as no clock gives but a file edited by hand may hold.
+            const createdAt = step.late ? now + 0.25 : now;
+            addBoth({ ...stored(keyTexts[step.odd]!, step.petId, createdAt), expiresAt: createdAt + step.lifetime });
           } else if ('addMany' in step) {
             for (let count = 0; count < step.addMany; count++) {
               const text = `${step.long ? 'l'.repeat(200) : ''}${unique++}-${count % 3 === 0 ? 'ü' : 'u'}`;
