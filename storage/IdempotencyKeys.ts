@@ -1,7 +1,7 @@
 /** @module The Idempotency-Keys a storage keeps in memory: a queue in arrival order, found by scope and key. */
 import type { IdempotencyKey, StoredIdempotencyKey } from '../core/PetStorage.js';
 import { CHUNK_KEYS, ELSEWHERE_NUMBER, fitsColumn, hashKey, KeyChunk } from './KeyChunk.js';
-import { DIGEST_BYTES, packDigest, unpackDigest } from './packedDigest.js';
+import { DIGEST_BYTES, packDigest, unpackDigest } from './packedBase64Url.js';
 
 /** The first size of the lookup table; it doubles when half full. */
 const INITIAL_TABLE = 1024;

@@ -1,5 +1,5 @@
 /** @module A run of consecutive Idempotency-Keys kept in typed arrays: their numbers, payload digests and texts. */
-import { ALPHABET, DIGEST_BYTES, VALUE } from './packedDigest.js';
+import { DIGEST_BYTES, isBase64UrlText, packBase64Url, packedBytes, unpackBase64Url } from './packedBase64Url.js';
 
 /** How many keys one chunk holds: about 400 KB of arrays at the service's keys. */
 export const CHUNK_KEYS = 4096;
@@ -8,7 +8,7 @@ export const CHUNK_KEYS = 4096;
 const MAX_TEXT_LENGTH = 254;
 
 /** The length of a key a chunk does not keep (see `keepsText`). */
-export const ELSEWHERE = 255;
+const ELSEWHERE = 255;
 
 /** What a number column holds for a number kept elsewhere (see `fitsColumn`). */
 export const ELSEWHERE_NUMBER = 0xffffffff;
@@ -19,18 +19,6 @@ export const fitsColumn = (value: number): boolean => Number.isInteger(value) &&
 /** The flag on a text's place that says its characters are packed six bits each (all of them base64url). */
 const PACKED = 0x80000000;
 
-/** The character code of each six-bit value. */
-const CODE = Uint8Array.from(ALPHABET, (char) => char.charCodeAt(0));
-
-/** Whether every character of `text` is a base64url one (UUIDs, hex, base64url tokens), so it packs in six bits each. */
-const isBase64UrlText = (text: string): boolean => {
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (code >= 128 || VALUE[code]! < 0) return false;
-  }
-  return true;
-};
-
 /** The first size of a chunk's text bytes; they double as texts arrive, and shrink to fit once the chunk is full. */
 const INITIAL_TEXT_BYTES = 4096;
 
@@ -39,7 +27,7 @@ const INITIAL_TEXT_BYTES = 4096;
  * An Idempotency-Key header is, but for one of exactly 255 characters; a key read from a
  * file edited by hand may not be.
  */
-export const keepsText = (text: string): boolean => {
+const keepsText = (text: string): boolean => {
   if (text.length > MAX_TEXT_LENGTH) return false;
   for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) > 255) return false;
   return true;
@@ -67,7 +55,7 @@ export const hashKey = (seed: number, scope: number, key: string): number => {
   return finish(hash ^ key.length);
 };
 
-/** The character codes of the text `readText` is reading (one array for all chunks: it reads one text at a time). */
+/** The character codes of the text being read (one array for all chunks: they read one text at a time). */
 const codes: number[] = [];
 
 /**
@@ -107,28 +95,18 @@ export class KeyChunk {
       return false;
     }
     const packed = isBase64UrlText(key);
-    const end = this.#textEnd + (packed ? Math.ceil((key.length * 6) / 8) : key.length);
+    const end = this.#textEnd + (packed ? packedBytes(key.length) : key.length);
     if (end > this.#text.length) {
       const text = new Uint8Array(Math.max(this.#text.length * 2, end));
       text.set(this.#text.subarray(0, this.#textEnd));
       this.#text = text;
     }
-    const text = this.#text;
-    let at = this.#textEnd;
-    if (!packed) for (let offset = 0; offset < key.length; offset++, at++) text[at] = key.charCodeAt(offset);
-    else {
-      let bits = 0;
-      let count = 0;
-      for (let offset = 0; offset < key.length; offset++) {
-        bits = ((bits << 6) | VALUE[key.charCodeAt(offset)]!) & 0xffff;
-        count += 6;
-        if (count >= 8) {
-          count -= 8;
-          text[at++] = bits >>> count;
-        }
-      }
-      if (count > 0) text[at++] = bits << (8 - count);
+    if (packed) {
+      packBase64Url(key, this.#text, this.#textEnd);
       this.#textAt[index] |= PACKED;
+    } else {
+      const text = this.#text;
+      for (let offset = 0, at = this.#textEnd; offset < key.length; offset++, at++) text[at] = key.charCodeAt(offset);
     }
     this.#textLength[index] = key.length;
     this.#textEnd = end;
@@ -145,17 +123,16 @@ export class KeyChunk {
   /** The text of the key at `index` (one the chunk keeps), as a flat string. */
   readText(index: number): string {
     // Through an array of codes: a view of the bytes, made for each key, cost half again as much.
-    codes.length = this.#textLength[index]!;
-    this.#readCodes(index, (offset, code) => {
-      codes[offset] = code;
-      return true;
-    });
+    this.#readCodes(index);
     return String.fromCharCode.apply(null, codes);
   }
 
   /** Whether the key at `index` (one the chunk keeps) is `key`. */
   textEquals(index: number, key: string): boolean {
-    return key.length === this.#textLength[index] && this.#readCodes(index, (offset, code) => key.charCodeAt(offset) === code);
+    if (key.length !== this.#textLength[index]) return false;
+    this.#readCodes(index);
+    for (let offset = 0; offset < key.length; offset++) if (codes[offset] !== key.charCodeAt(offset)) return false;
+    return true;
   }
 
   /** Forgets the texts of the keys from `index` on (keys added by a write that failed, or all of them to use the chunk again). */
@@ -163,26 +140,14 @@ export class KeyChunk {
     this.#textEnd = index === 0 ? 0 : this.#textAt[index]! & ~PACKED;
   }
 
-  /** Hands each character code of the key at `index` to `take` in turn, until it answers false; answers whether it never did. */
-  #readCodes(index: number, take: (offset: number, code: number) => boolean): boolean {
+  /** Sets `codes` to the character codes of the key at `index` (one the chunk keeps). */
+  #readCodes(index: number): void {
     const length = this.#textLength[index]!;
     const place = this.#textAt[index]!;
-    const text = this.#text;
-    let at = place & ~PACKED;
-    if ((place & PACKED) === 0) {
-      for (let offset = 0; offset < length; offset++, at++) if (!take(offset, text[at]!)) return false;
-      return true;
+    if ((place & PACKED) !== 0) unpackBase64Url(this.#text, place & ~PACKED, length, codes);
+    else {
+      codes.length = length;
+      for (let offset = 0, at = place; offset < length; offset++, at++) codes[offset] = this.#text[at]!;
     }
-    let bits = 0;
-    let count = 0;
-    for (let offset = 0; offset < length; offset++) {
-      if (count < 6) {
-        bits = ((bits << 8) | text[at++]!) & 0xffff;
-        count += 8;
-      }
-      count -= 6;
-      if (!take(offset, CODE[(bits >>> count) & 63]!)) return false;
-    }
-    return true;
   }
 }
