@@ -23,6 +23,9 @@ const flattened = (text: string): string => {
   return text;
 };
 
+/** What of a key is kept beside its chunk's columns. */
+type OddParts = Partial<Pick<StoredIdempotencyKey, 'key' | 'fingerprint' | 'petId' | 'expiresAt'>>;
+
 /** A random 32-bit number: the seed of one queue's lookup hashes (see `hashKey`). */
 const randomSeed = (): number => crypto.getRandomValues(new Uint32Array(1))[0]!;
 
@@ -49,13 +52,13 @@ export class IdempotencyKeys {
   #chunkBase = 0;
   /** A chunk the front left, kept for the back's next one. */
   #spare: KeyChunk | undefined;
-  /** By sequence number, the keys the chunks do not keep (see `keepsText`). */
-  readonly #oddKeys = new Map<number, string>();
-  /** By sequence number, the fingerprints that are not the service's 32-character digests (files edited by hand, tests). */
-  readonly #oddFingerprints = new Map<number, string>();
-  /** By sequence number, the pet ids and expiries that do not fit a chunk's columns (see `fitsColumn`). */
-  readonly #oddPetIds = new Map<number, number>();
-  readonly #oddExpiries = new Map<number, number>();
+  /**
+   * By sequence number, what of a key its chunk does not keep, exactly as given (files
+   * edited by hand, tests): a key text over 254 characters or beyond one byte a character,
+   * a fingerprint that is not one of the service's 32-character digests, a pet id or
+   * lifetime that does not fit a column (see `fitsColumn`).
+   */
+  readonly #odd = new Map<number, OddParts>();
   /**
    * The lookup: for each scope and key, its newest entry's sequence number (modulo
    * `MODULUS`, plus one; 0 is an empty place), at the place its hash gives or the first
@@ -118,18 +121,18 @@ export class IdempotencyKeys {
     chunk.scopeOf[index] = scope;
     const place = this.#place(scope, stored.key);
     chunk.hashes[index] = this.#hashed.hash;
-    if (!chunk.writeText(index, stored.key)) this.#oddKeys.set(sequence, flattened(stored.key));
+    if (!chunk.writeText(index, stored.key)) this.#keepOdd(sequence, { key: flattened(stored.key) });
     if (!packDigest(stored.fingerprint, chunk.digests, index * DIGEST_BYTES)) {
-      this.#oddFingerprints.set(sequence, flattened(stored.fingerprint));
+      this.#keepOdd(sequence, { fingerprint: flattened(stored.fingerprint) });
     }
     chunk.petId[index] = fitsColumn(stored.petId) ? stored.petId : ELSEWHERE_NUMBER;
-    if (chunk.petId[index] === ELSEWHERE_NUMBER) this.#oddPetIds.set(sequence, stored.petId);
+    if (chunk.petId[index] === ELSEWHERE_NUMBER) this.#keepOdd(sequence, { petId: stored.petId });
     chunk.createdAt[index] = stored.createdAt;
     // Kept as the lifetime when that gives the expiry back exactly (times are whole milliseconds).
     const lifetime = stored.expiresAt - stored.createdAt;
     const fits = fitsColumn(lifetime) && Object.is(stored.createdAt + lifetime, stored.expiresAt);
     chunk.lifetime[index] = fits ? lifetime : ELSEWHERE_NUMBER;
-    if (!fits) this.#oddExpiries.set(sequence, stored.expiresAt);
+    if (!fits) this.#keepOdd(sequence, { expiresAt: stored.expiresAt });
     if (this.#table[place] === 0) this.#listed++;
     this.#table[place] = (sequence % MODULUS) + 1;
     if (this.#listed * 2 > this.#table.length) this.#growTable();
@@ -139,13 +142,12 @@ export class IdempotencyKeys {
   at(sequence: number): StoredIdempotencyKey {
     const chunk = this.#chunkOf(sequence);
     const index = sequence % CHUNK_KEYS;
+    const odd = this.#odd.size === 0 ? undefined : this.#odd.get(sequence);
     return {
       scope: this.#scopes[chunk.scopeOf[index]!]!,
-      key: chunk.keeps(index) ? chunk.readText(index) : this.#oddKeys.get(sequence)!,
-      fingerprint:
-        (this.#oddFingerprints.size === 0 ? undefined : this.#oddFingerprints.get(sequence)) ??
-        unpackDigest(chunk.digests, index * DIGEST_BYTES),
-      petId: chunk.petId[index] === ELSEWHERE_NUMBER ? this.#oddPetIds.get(sequence)! : chunk.petId[index]!,
+      key: chunk.keeps(index) ? chunk.readText(index) : odd!.key!,
+      fingerprint: odd?.fingerprint ?? unpackDigest(chunk.digests, index * DIGEST_BYTES),
+      petId: chunk.petId[index] === ELSEWHERE_NUMBER ? odd!.petId! : chunk.petId[index]!,
       createdAt: chunk.createdAt[index]!,
       expiresAt: this.#expiresAt(sequence),
     };
@@ -203,7 +205,7 @@ export class IdempotencyKeys {
     const chunk = this.#chunkOf(sequence);
     const index = sequence % CHUNK_KEYS;
     const lifetime = chunk.lifetime[index]!;
-    return lifetime === ELSEWHERE_NUMBER ? this.#oddExpiries.get(sequence)! : chunk.createdAt[index]! + lifetime;
+    return lifetime === ELSEWHERE_NUMBER ? this.#odd.get(sequence)!.expiresAt! : chunk.createdAt[index]! + lifetime;
   }
 
   /** The sequence number a table entry stands for: the one between `first` and `end` with that remainder. */
@@ -240,7 +242,7 @@ export class IdempotencyKeys {
     const chunk = this.#chunkOf(sequence);
     const index = sequence % CHUNK_KEYS;
     if (chunk.hashes[index] !== hash || chunk.scopeOf[index] !== scope) return false;
-    return chunk.keeps(index) ? chunk.textEquals(index, key) : this.#oddKeys.get(sequence) === key;
+    return chunk.keeps(index) ? chunk.textEquals(index, key) : this.#odd.get(sequence)!.key === key;
   }
 
   /** Removes the table's entry for `sequence`, if it holds one (a newer key with the same scope and key may have replaced it). */
@@ -267,10 +269,13 @@ export class IdempotencyKeys {
   /** Forgets `sequence` (still between `first` and `end`: its chunk and number are read to find its entry). */
   #forget(sequence: number): void {
     this.#unlist(sequence);
-    this.#oddKeys.delete(sequence);
-    this.#oddFingerprints.delete(sequence);
-    this.#oddPetIds.delete(sequence);
-    this.#oddExpiries.delete(sequence);
+    this.#odd.delete(sequence);
+  }
+
+  #keepOdd(sequence: number, parts: OddParts): void {
+    const kept = this.#odd.get(sequence);
+    if (kept) Object.assign(kept, parts);
+    else this.#odd.set(sequence, parts);
   }
 
   /** Doubles the table, placing each entry anew. */
