@@ -21,7 +21,7 @@ const kind = process.argv[4] ?? 'memory';
 const AT_ONCE = kind === 'file' ? 500 : 1;
 const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'animal-store-key-memory-'));
 let files = 0;
-const openStorage = async (file = path.join(folder, `animals-${files++}.json`)): Promise<PetStorage> =>
+const openStorage = async (file: string): Promise<PetStorage> =>
   kind === 'file'
     ? // A small journal bound, so plain and keyed creates alike see whole writes (and keep the animals' bytes they leave).
       openJsonFileStorage({ file, journalMinBytes: 1024 * 1024 })
@@ -52,7 +52,8 @@ const settled = async () => {
 
 /** Bytes per create of `creates` creates, plain or keyed, each in a fresh storage. */
 const measure = async (keyed: boolean) => {
-  let storage = await openStorage();
+  const file = path.join(folder, `animals-${files++}.json`);
+  let storage = await openStorage(file);
   // The scope is the API key's fingerprint, one string per API key; the fingerprint a fresh digest per request.
   const scope = createHash('sha256').update('one api key').digest('hex');
   const before = settle();
@@ -73,7 +74,6 @@ const measure = async (keyed: boolean) => {
     // the animals it wrote, for the next one), which differs between runs by chance. So each
     // run ends as a server does after a restart: the file closed, opened again, and the
     // animals' bytes prepared in the background (well under a second at 500,000).
-    const file = path.join(folder, `animals-${files - 1}.json`);
     await storage.close();
     storage = await openStorage(file);
     await new Promise((resolve) => setTimeout(resolve, 3_000));
