@@ -34,6 +34,15 @@ const contentWith = (count: number): PetFileContent => {
 
 const text = (serializer: PetFileSerializer, content: PetFileContent) => Buffer.concat(serializer.serialize(content)).toString('utf8');
 
+/**
+ * `journal` with `change` appended as a journal writes its lines (a checksum's 16 characters
+ * and a space before the change, a line break after), and where the change's bytes start.
+ */
+const withLine = (journal: Buffer, change: string) => ({
+  journal: Buffer.concat([journal, Buffer.from(`${'0'.repeat(16)} ${change}\n`)]),
+  offset: journal.byteLength + 17,
+});
+
 /** Bytes encoded by each of `writes` writes that each add one keyed animal. */
 const encodedPerWrite = (content: PetFileContent, serializer: PetFileSerializer, writes: number): number[] => {
   const encoded: number[] = [];
@@ -223,8 +232,8 @@ describe('The data file encodes its Idempotency-Keys ahead of a whole write', ()
         serializer.forgetFrom(appended.before.pets);
         serializer.forgetKeysFrom(appended.before.keys);
       } else {
-        const offset = journal.byteLength + 17;
-        journal = Buffer.concat([journal, Buffer.from(`${'0'.repeat(16)} ${change}\n`)]);
+        let offset: number;
+        ({ journal, offset } = withLine(journal, change));
         serializer.appended({ generation, offset, length: Buffer.byteLength(change) }, content.idempotencyKeys, appended.before.keys);
         const keys = appended.entries.filter(({ stored }) => stored).length;
         keyed += keys;
@@ -277,8 +286,8 @@ describe('The data file encodes its Idempotency-Keys ahead of a whole write', ()
         pets: appended.entries.map(({ pet }) => pet),
         keys: appended.entries.map(({ stored }) => stored!),
       });
-      const offset = journal.byteLength + 17;
-      journal = Buffer.concat([journal, Buffer.from(`${'0'.repeat(16)} ${change}\n`)]);
+      let offset: number;
+      ({ journal, offset } = withLine(journal, change));
       serializer.appended({ generation: 0, offset, length: Buffer.byteLength(change) }, content.idempotencyKeys, appended.before.keys);
     };
     for (let line = 0; line < 50; line++) appendLine();
