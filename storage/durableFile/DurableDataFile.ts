@@ -1,14 +1,15 @@
 /** @module A lowdb adapter for any data kept in one durable text file and its journal, given how to parse, serialise and replay it. */
 import type { Adapter } from 'lowdb';
 import type { DurableTextFile } from './DurableTextFile.js';
+import type { FilePart } from './FilePart.js';
 import type { JournalSpot } from './Journal.js';
 
 /** How the data is written down: text to data and back, and a change to a line and back. */
 export interface DataFormat<T, C> {
   /** The data in the file's text; throws when the text is not valid data. */
   parse(text: string): T;
-  /** The file's bytes for the data, as buffers for one `writev`. */
-  serialize(data: T): Uint8Array[];
+  /** The file's bytes for the data, in parts (see FilePart: a deferred part copies bytes of the file it replaces, or of its journal). */
+  serialize(data: T): FilePart[];
   /** A change as one line of text (no line break), for the journal. */
   encodeChange(change: C): string;
   /**

@@ -2,6 +2,8 @@
 import type { BigIntStats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { DataFileError } from './DataFileError.js';
+import { FileChangedError } from './DurableWriteError.js';
+import type { FilePart, WholeWrite } from './FilePart.js';
 import type { FileSystem } from './FileSystem.js';
 import { type FileVersion, type Ownership, ownershipOf, sameVersion, versionOf } from './FileVersion.js';
 import { readAll } from './fileBytes.js';
@@ -125,15 +127,15 @@ export class DurableTextFile {
    * `undefined` when the file changed since (an edit) or cannot be read: an owner that kept
    * where some of its bytes lie in the file it wrote reads them back instead of making them
    * again. Read through a new open of the path, checked to be that same version before and
-   * after the read.
+   * after the read; into `into` when it is large enough.
    */
-  async readOwnBytes(offset: number, length: number): Promise<Buffer | undefined> {
+  async readOwnBytes(offset: number, length: number, into?: Buffer): Promise<Buffer | undefined> {
     const version = this.#version;
     let handle: FileHandle | undefined;
     try {
       handle = await this.#fs.open(this.file, 'r');
       if (!sameVersion(versionOf(await handle.stat({ bigint: true })), version)) return undefined;
-      const bytes = await readAll(handle, offset, length);
+      const bytes = await readAll(handle, offset, length, into);
       // An edit saved in place during the read shows in the version; one saved by rename left this inode as it was.
       return sameVersion(versionOf(await handle.stat({ bigint: true })), version) && version === this.#version ? bytes : undefined;
     } catch {
@@ -165,18 +167,34 @@ export class DurableTextFile {
   }
 
   /** Bytes of the journal as `Journal.readBytes` gives them back: text this process appended, or `undefined`. */
-  readJournalBytes(generation: number, offset: number, length: number): Promise<Buffer | undefined> {
-    return this.#journal.readBytes(generation, offset, length);
+  readJournalBytes(generation: number, offset: number, length: number, into?: Buffer): Promise<Buffer | undefined> {
+    return this.#journal.readBytes(generation, offset, length, into);
   }
 
+  /** What a whole write's deferred parts read back: the file being replaced and the journal, or a throw saying why not. */
+  readonly #readBack: Omit<WholeWrite, 'write'> = {
+    readOwnBytes: async (offset, length, into) => {
+      const bytes = await this.readOwnBytes(offset, length, into);
+      if (bytes) return bytes;
+      if (await this.changed()) throw new FileChangedError(`The data file ${this.name} was changed by someone else.`);
+      throw new Error(`its own bytes ${offset} to ${offset + length} could not be read back`);
+    },
+    readJournalBytes: async (generation, offset, length, into) => {
+      const bytes = await this.readJournalBytes(generation, offset, length, into);
+      if (bytes) return bytes;
+      throw new Error(`its journal no longer holds bytes ${offset} to ${offset + length}`);
+    },
+  };
+
   /**
-   * Replaces the file's content with these bytes, which hold every change in the journal,
+   * Replaces the file's content with these parts (deferred ones read back what they copy
+   * from the file being replaced, see FilePart), which hold every change in the journal,
    * then empties the journal; resolves once the bytes are durable. Throws a
    * FileChangedError, having written nothing, when the file changed since this process last
    * read or wrote it; a DurableWriteError when the disk fails.
    */
-  async write(chunks: readonly Uint8Array[]): Promise<void> {
-    await this.replace(chunks);
+  async write(parts: readonly FilePart[]): Promise<void> {
+    await this.replace(parts);
     // The new file holds the journal's changes. Should emptying it fail, they are read
     // again at the next open and found there already (a journal's reader skips those).
     await this.#journal.clear().catch(() => {});
@@ -192,7 +210,7 @@ export class DurableTextFile {
    * they are durable. Appends may go on meanwhile: once it resolves, `keepJournalFrom` the
    * mark taken when the bytes were made drops the lines they hold. Throws as `write` does.
    */
-  async replace(chunks: readonly Uint8Array[]): Promise<void> {
+  async replace(parts: readonly FilePart[]): Promise<void> {
     await replaceDurably(
       {
         fs: this.#fs,
@@ -201,8 +219,9 @@ export class DurableTextFile {
         ownership: this.#ownership,
         changed: () => this.changed(),
         adopt: (handle, stats) => void this.#adopt(handle, stats),
+        readBack: this.#readBack,
       },
-      chunks,
+      parts,
     );
   }
 

@@ -1,17 +1,46 @@
 /** @module Bytes written to or read from an open file whole, or an error: never a silent short count. */
 import type { FileHandle } from 'node:fs/promises';
+import type { FilePart, WholeWrite } from './FilePart.js';
 
-/** Writes all the chunks to a handle. */
-export const writeAll = async (handle: FileHandle, chunks: readonly Uint8Array[]): Promise<void> => {
+/** Writes all the chunks to a handle, after what it wrote before. */
+const writeBuffers = async (handle: FileHandle, chunks: readonly Uint8Array[]): Promise<number> => {
   const { bytesWritten } = await handle.writev(chunks as Uint8Array[]);
   const expected = chunks.reduce((total, chunk) => total + chunk.byteLength, 0);
   // libuv writes until done or failed; a short count would be a bug below us, not a retry case.
   if (bytesWritten !== expected) throw new Error(`wrote ${bytesWritten} of ${expected} bytes`);
+  return bytesWritten;
 };
 
-/** Reads `length` bytes from `position` of a handle; throws when the file ends before them. */
-export const readAll = async (handle: FileHandle, position: number, length: number): Promise<Buffer> => {
-  const bytes = Buffer.allocUnsafe(length);
+/**
+ * Writes all the parts to a handle, in order: the bytes in memory a `writev` at a time,
+ * each deferred part through `reading` as it makes its bytes. Throws when a deferred part
+ * makes more or fewer bytes than it said.
+ */
+export const writeAll = async (handle: FileHandle, parts: readonly FilePart[], reading?: Omit<WholeWrite, 'write'>): Promise<void> => {
+  let batch: Uint8Array[] = [];
+  for (const part of parts) {
+    if (part instanceof Uint8Array) {
+      batch.push(part);
+      continue;
+    }
+    if (batch.length > 0) await writeBuffers(handle, batch);
+    batch = [];
+    if (!reading) throw new Error('a deferred part needs a file to read back from');
+    let written = 0;
+    await part.writeTo({
+      ...reading,
+      write: async (bytes) => {
+        written += await writeBuffers(handle, [bytes]);
+      },
+    });
+    if (written !== part.byteLength) throw new Error(`a part made ${written} of its ${part.byteLength} bytes`);
+  }
+  if (batch.length > 0) await writeBuffers(handle, batch);
+};
+
+/** Reads `length` bytes from `position` of a handle, into `into` when it is large enough; throws when the file ends before them. */
+export const readAll = async (handle: FileHandle, position: number, length: number, into?: Buffer): Promise<Buffer> => {
+  const bytes = into && into.byteLength >= length ? into.subarray(0, length) : Buffer.allocUnsafe(length);
   for (let done = 0; done < length; ) {
     const { bytesRead } = await handle.read(bytes, done, length - done, position + done);
     if (bytesRead === 0) throw new Error(`read ${done} of ${length} bytes`);

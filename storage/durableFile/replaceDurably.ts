@@ -3,6 +3,7 @@ import type { BigIntStats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { DurableWriteError, FileChangedError } from './DurableWriteError.js';
+import type { FilePart, WholeWrite } from './FilePart.js';
 import type { FileSystem } from './FileSystem.js';
 import type { Ownership } from './FileVersion.js';
 import { writeAll } from './fileBytes.js';
@@ -37,16 +38,18 @@ export interface Replaced {
   changed(): Promise<boolean>;
   /** Takes the new file (locked, in place) as the current one; called once the rename is done. */
   adopt(handle: FileHandle, stats: BigIntStats): void;
+  /** What deferred parts read back from the file being replaced and its journal. */
+  readBack: Omit<WholeWrite, 'write'>;
 }
 
 /**
- * Replaces the file with these bytes; resolves once they are durable. Throws a
+ * Replaces the file with these parts (see FilePart); resolves once they are durable. Throws a
  * FileChangedError, having written nothing, when the file changed since its owner last
  * read or wrote it; a DurableWriteError when the disk fails.
  */
 export const replaceDurably = async (
-  { fs, file, name, ownership, changed, adopt }: Replaced,
-  chunks: readonly Uint8Array[],
+  { fs, file, name, ownership, changed, adopt, readBack }: Replaced,
+  parts: readonly FilePart[],
 ): Promise<void> => {
   const temp = tempPath(file);
   let step = 'open a temp file beside it';
@@ -59,7 +62,7 @@ export const replaceDurably = async (
     step = "give the temp file the data file's owner and permissions";
     await keepOwnership(handle, ownership);
     step = 'write the temp file';
-    await writeAll(handle, chunks);
+    await writeAll(handle, parts, readBack);
     step = 'fsync the temp file';
     await handle.sync();
     step = 'check the data file for changes';

@@ -3,6 +3,7 @@ import type { BigIntStats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { DataFileError } from './DataFileError.js';
+import type { FilePart } from './FilePart.js';
 import type { FileSystem } from './FileSystem.js';
 import { writeAll } from './fileBytes.js';
 import { lockDataFile } from './lockDataFile.js';
@@ -16,7 +17,7 @@ export interface TakeOptions {
   name: string;
   fs: FileSystem;
   /** The content of the file when it has to be created. */
-  initial: () => Uint8Array[];
+  initial: () => FilePart[];
 }
 
 /** The file, open and locked, and its stats as of the lock. */

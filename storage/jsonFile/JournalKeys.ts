@@ -1,5 +1,5 @@
 /** @module Where the journal's lines hold the text of keys, to read it back for the next whole write instead of encoding it again. */
-import type { JournalSpot } from '../durableFile/index.js';
+import type { DeferredPart, JournalSpot, Scratch } from '../durableFile/index.js';
 import type { IdempotencyKeys } from '../IdempotencyKeys.js';
 import { CLOSE_BRACE, CLOSE_BRACKET, COMMA, NEWLINE, OPEN_BRACE, OPEN_BRACKET } from './jsonBytes.js';
 import type { KeysInChange } from './PetChange.js';
@@ -23,19 +23,22 @@ interface KeysInJournal {
  */
 const FEWEST_KEYS_NOTED = 16;
 
-/** Reads bytes the journal holds (see DurableTextFile.readJournalBytes). */
-export type ReadJournalBytes = (generation: number, offset: number, length: number) => Promise<Buffer | undefined>;
+/** Reads bytes the journal holds (see DurableTextFile.readJournalBytes), into `into` when it is large enough. */
+export type ReadJournalBytes = (generation: number, offset: number, length: number, into?: Buffer) => Promise<Buffer | undefined>;
 
-/** Keys' lines as the document lays them out, read back from the journal: keys `start` to `end`, each line's offset in `bytes`. */
-export interface KeyLinesRead {
+/**
+ * Keys' lines as the document lays them out, found in the journal: keys `start` to `end`,
+ * whose lines `copy` makes as a whole write runs (from key `from` on, the first without its
+ * comma when it is the document's first line), reading the journal again.
+ */
+export interface KeyLinesInJournal {
   start: number;
   end: number;
-  bytes: Buffer;
-  offsets: number[];
+  copy(from: number, first: boolean, scratch: Scratch): DeferredPart;
 }
 
 /** How many bytes of the journal one read takes at most. */
-const READ_BYTES = 4 * 1024 * 1024;
+const READ_BYTES = 1024 * 1024;
 
 /**
  * Where the keys each journal line of many keys holds lie in the journal, from the line's
@@ -98,12 +101,13 @@ export class JournalKeys {
   }
 
   /**
-   * The document's lines of the keys from `from` on, read back from the journal (a few
-   * megabytes at most), or `undefined` when no line noted holds key `from` or its bytes are
-   * not there as written (the journal was emptied or replaced since); the lines it tried are
-   * then forgotten, and their keys are left to be encoded.
+   * The keys from `from` on that the journal's lines hold, checked now to be there as
+   * written (a megabyte or so read back) and copied again by the whole write (see
+   * KeyLinesInJournal), or `undefined` when no line noted holds key `from` or its bytes are
+   * not there as written (the journal was emptied or replaced since); the lines it tried
+   * are then forgotten, and their keys are left to be encoded.
    */
-  async read(keys: IdempotencyKeys, from: number, read: ReadJournalBytes): Promise<KeyLinesRead | undefined> {
+  async read(keys: IdempotencyKeys, from: number, read: ReadJournalBytes, scratch: Scratch): Promise<KeyLinesInJournal | undefined> {
     const first = this.#lines.findIndex((line) => line.queue === keys && line.start <= from && line.end > from);
     if (first === -1) return undefined;
     // Lines that follow each other in sequence and in the same journal are read at once.
@@ -117,37 +121,53 @@ export class JournalKeys {
       last++;
     }
     const group = this.#lines.slice(first, last + 1);
-    const rangeStart = group[0]!.offset - 1;
-    const bytes = await read(group[0]!.generation, rangeStart, end(group.at(-1)!) + 1 - rangeStart);
-    const lines = bytes && copyLines(group, from, bytes, rangeStart);
-    if (lines === undefined) {
+    const bytes = await readGroup(group, read, scratch);
+    if (bytes === undefined || copyLines(group, from, bytes, scratch.made(linesLength(group, from))) === undefined) {
       this.#lines = this.#lines.filter((line) => !group.includes(line));
       return undefined;
     }
-    return { start: from, end: group.at(-1)!.end, ...lines };
+    return {
+      start: from,
+      end: group.at(-1)!.end,
+      copy: (copyFrom, firstLine, copyScratch) => ({
+        byteLength: linesLength(group, copyFrom) - (firstLine ? 1 : 0),
+        async writeTo(whole) {
+          const again = await readGroup(group, whole.readJournalBytes, copyScratch);
+          const lines = again && copyLines(group, copyFrom, again, copyScratch.made(linesLength(group, copyFrom)));
+          if (lines === undefined) throw new Error('its journal no longer holds the keys it held');
+          await whole.write(firstLine ? lines.subarray(1) : lines);
+        },
+      }),
+    };
   }
 }
+
+/** The bytes of a group's lines in the journal, from the byte before its first key (its list's bracket), or `undefined`. */
+const readGroup = async (group: readonly KeysInJournal[], read: ReadJournalBytes, scratch: Scratch): Promise<Buffer | undefined> => {
+  const rangeStart = group[0]!.offset - 1;
+  const length = end(group.at(-1)!) + 1 - rangeStart;
+  return read(group[0]!.generation, rangeStart, length, scratch.read(length));
+};
+
+/** How many bytes the document's lines of a group's keys from `from` on take: each after a comma and a line break. */
+const linesLength = (group: readonly KeysInJournal[], from: number): number => {
+  let total = 0;
+  for (const { start, lengths } of group) {
+    for (let key = Math.max(0, from - start); key < lengths.length; key++) total += 2 + lengths[key]!;
+  }
+  return total;
+};
 
 /** The byte after a line's last key. */
 const end = ({ offset, lengths }: KeysInJournal): number => offset + lengths.reduce((sum, length) => sum + length + 1, 0) - 1;
 
 /**
- * The keys' text from `from` on, read in `bytes` (from journal byte `rangeStart`, the byte
- * before the group's first key), as the document's lines: each after a comma and a line
- * break. `undefined` when a key's text is not where it was noted.
+ * The keys' text from `from` on, read in `bytes` (from the byte before the group's first
+ * key), as the document's lines: each after a comma and a line break, into `lines` (exactly
+ * their length). `undefined` when a key's text is not where it was noted.
  */
-const copyLines = (
-  group: readonly KeysInJournal[],
-  from: number,
-  bytes: Buffer,
-  rangeStart: number,
-): { bytes: Buffer; offsets: number[] } | undefined => {
-  let total = 0;
-  for (const { start, lengths } of group) {
-    for (let key = Math.max(0, from - start); key < lengths.length; key++) total += 2 + lengths[key]!;
-  }
-  const lines = Buffer.allocUnsafe(total);
-  const offsets: number[] = [];
+const copyLines = (group: readonly KeysInJournal[], from: number, bytes: Buffer, lines: Buffer): Buffer | undefined => {
+  const rangeStart = group[0]!.offset - 1;
   let written = 0;
   for (const { start, offset, lengths } of group) {
     let at = offset - rangeStart;
@@ -156,7 +176,6 @@ const copyLines = (
       const length = lengths[key]!;
       if (start + key >= from) {
         if (bytes[at] !== OPEN_BRACE || bytes[at + length - 1] !== CLOSE_BRACE) return undefined;
-        offsets.push(written);
         lines[written] = COMMA;
         lines[written + 1] = NEWLINE;
         bytes.copy(lines, written + 2, at, at + length);
@@ -166,5 +185,5 @@ const copyLines = (
       at += length + 1;
     }
   }
-  return { bytes: lines, offsets };
+  return lines;
 };

@@ -1,14 +1,16 @@
 /** @module The bytes of the data file's Idempotency-Keys, encoded in chunks ahead of a whole write. */
 import type { StoredIdempotencyKey } from '../../core/PetStorage.js';
+import { COPY_PIECE_BYTES, copyOwnBytes, type FilePart, Scratch } from '../durableFile/index.js';
 import type { IdempotencyKeys } from '../IdempotencyKeys.js';
-import { CLOSE_BRACE, COMMA, NEWLINE, OPEN_BRACE } from './jsonBytes.js';
+import type { KeyLinesInJournal } from './JournalKeys.js';
+import { CLOSE_BRACE, COMMA, NEWLINE, OPEN_BRACE, OPEN_BRACKET } from './jsonBytes.js';
 import { keyJson } from './PetFileData.js';
 
 /** One key's line, after the separator every line but the file's first key has. */
 export const keyLine = (stored: StoredIdempotencyKey): string => `,\n${keyJson(stored)}`;
 
-/** The encoded lines of keys `start` to `end` (sequence numbers), and where each line starts. */
-interface KeyPiece {
+/** The encoded lines of keys `start` to `end`, and where each line starts. */
+interface EncodedPiece {
   start: number;
   end: number;
   bytes: Buffer;
@@ -16,19 +18,42 @@ interface KeyPiece {
   offsets: number[];
 }
 
+/**
+ * The lines of keys `start` to `end` as the file or the journal holds them, copied as the
+ * whole write runs: `copy` makes the lines from key `from` on (the first without its comma
+ * when it is the document's first line).
+ */
+interface CopiedPiece {
+  start: number;
+  end: number;
+  copy(from: number, first: boolean, scratch: Scratch): FilePart[];
+}
+
+type KeyPiece = EncodedPiece | CopiedPiece;
+
+const isEncoded = (piece: KeyPiece): piece is EncodedPiece => 'bytes' in piece;
+
+/** Reads bytes back from the file as this process last wrote it, or answers `undefined` (see DurableTextFile.readOwnBytes). */
+export type ReadOwnBytes = (offset: number, length: number, into?: Buffer) => Promise<Buffer | undefined>;
+
 /** Pieces of fewer keys than this are joined with their neighbours, so a file at 100,000 keys is ~100 buffers. */
 const JOIN_BELOW = 1024;
 
 /** How many small pieces may stand apart before they are joined (each write of a few keys makes one). */
 const MAX_SMALL_PIECES = 64;
 
+/** The comma a copied line needs where the file's first line had the list's bracket. */
+const SEPARATOR = Buffer.from(',');
+
 /**
- * The keys' part of the file as buffers for one `writev`, from the pieces encoded before
- * (by `prepare`, a thousand keys a turn of the event loop, so a whole write at 100,000 keys
- * does not stall creates): keys join the queue at its back and leave from its front, so a
- * write encodes only the keys added since the pieces were made, and drops the expired ones
- * by starting its first buffer past their lines (a view, not a copy). Its owner drops the
- * pieces after the write (`forget`): kept, they would cost more memory than the keys.
+ * The keys' part of the file for a whole write, from the pieces made before (by `prepare`,
+ * a thousand keys a turn of the event loop, so a whole write at 100,000 keys does not stall
+ * creates): keys join the queue at its back and leave from its front, so a write encodes
+ * only the keys added since the pieces were made, and drops the expired ones by starting
+ * past their lines. The lines the last whole write put in the file (`reuse`) and those the
+ * journal holds (`append`) are not held at all: they are copied from there as the write
+ * runs, a megabyte at a time. Its owner drops the pieces after the write (`forget`): kept,
+ * they would cost more memory than the keys.
  *
  * It trusts its owner (the file's content, the only writer of the queue) to say when keys
  * it has encoded leave from the back (`forgetFrom`, after a failed write) or the queue is
@@ -45,14 +70,22 @@ export class KeyLines {
   }
 
   /** The lines of every key in `keys`, the first without its separator; new keys are encoded now. */
-  lines(keys: IdempotencyKeys): Buffer[] {
+  lines(keys: IdempotencyKeys): FilePart[] {
     this.#encodeUpTo(keys, keys.end);
-    const buffers: Buffer[] = [];
-    for (const { start, bytes, offsets } of this.#pieces) {
-      buffers.push(start < keys.first ? bytes.subarray(offsets[keys.first - start]) : bytes);
+    // One write's copies run one after another: they share their buffers.
+    const scratch = new Scratch();
+    const parts: FilePart[] = [];
+    for (const piece of this.#pieces) {
+      const first = parts.length === 0;
+      if (!isEncoded(piece)) {
+        parts.push(...piece.copy(Math.max(piece.start, keys.first), first, scratch));
+        continue;
+      }
+      const { start, bytes, offsets } = piece;
+      const lines = start < keys.first ? bytes.subarray(offsets[keys.first - start]) : bytes;
+      parts.push(first ? lines.subarray(1) : lines);
     }
-    if (buffers.length > 0) buffers[0] = buffers[0]!.subarray(1);
-    return buffers.filter((buffer) => buffer.byteLength > 0);
+    return parts.filter((part) => part.byteLength > 0);
   }
 
   /**
@@ -68,41 +101,78 @@ export class KeyLines {
   }
 
   /**
-   * Takes `lines.bytes` as the lines of keys `lines.start` to `lines.end` (each line's
-   * offset in `lines.offsets`), made elsewhere as `keyLine` makes them (read back from the
-   * journal): answers false, taking nothing, unless they are the next keys to encode.
+   * Takes `lines` as the lines of keys `lines.start` to `lines.end`, found in the journal
+   * (see JournalKeys): answers false, taking nothing, unless they are the next keys to encode.
    */
-  append(keys: IdempotencyKeys, { start, end, bytes, offsets }: { start: number; end: number; bytes: Buffer; offsets: number[] }): boolean {
-    if (start !== this.encodedEnd(keys) || end > keys.end || start >= end || offsets.length !== end - start) return false;
-    this.#pieces.push({ start, end, bytes, offsets });
-    this.#join();
+  append(keys: IdempotencyKeys, lines: KeyLinesInJournal): boolean {
+    const { start, end } = lines;
+    if (start !== this.encodedEnd(keys) || end > keys.end || start >= end) return false;
+    this.#pieces.push({ start, end, copy: (from, first, scratch) => [lines.copy(from, first, scratch)] });
     return true;
   }
 
   /**
-   * Takes `bytes` as the lines of keys `start` to `end` of `keys` as a whole write put them
-   * in the file and the file gave them back, from the byte before the first line (the file's
-   * first line has no separator's comma: that byte becomes it): the keys the next write
-   * still holds are then not encoded again. Answers false, taking nothing, unless nothing is
-   * encoded yet and `bytes` are exactly `end - start` lines of one key each (a check of the
-   * separators, not of each key: the file they come from was checked to be the one written,
-   * unchanged).
+   * Takes the `length` bytes from `offset` of the file as the lines of keys `start` to `end`
+   * of `keys`, as a whole write put them there (`offset` is the first line's line break; the
+   * byte before it, the list's bracket): the next write copies them from the file instead
+   * of encoding them again. The file is read through `read` a megabyte at a time to find
+   * where each line starts; nothing is kept of its bytes. Answers false, taking nothing,
+   * unless nothing is encoded yet and the bytes are exactly `end - start` lines of one key
+   * each (a check of the separators, not of each key: the file they come from was checked
+   * to be the one written, unchanged), or when `stopped()` says so once the reads are done.
    */
-  reuse(keys: IdempotencyKeys, start: number, end: number, bytes: Buffer): boolean {
-    // Nothing encoded yet: the encoded end is the queue's first key.
-    if (this.encodedEnd(keys) !== keys.first || start > keys.first || start >= end || end > keys.end) return false;
-    const offsets: number[] = [];
-    bytes[0] = COMMA;
-    if (bytes[1] !== NEWLINE || bytes[2] !== OPEN_BRACE || bytes.at(-1) !== CLOSE_BRACE) return false;
-    offsets.push(0);
-    for (let newline = bytes.indexOf(NEWLINE, 2); newline !== -1; newline = bytes.indexOf(NEWLINE, newline + 1)) {
-      // A key's text holds no raw line break (JSON escapes it), so each one starts a line.
-      if (bytes[newline - 2] !== CLOSE_BRACE || bytes[newline - 1] !== COMMA || bytes[newline + 1] !== OPEN_BRACE) return false;
-      offsets.push(newline - 1);
-      if (offsets.length > end - start) return false;
+  async reuse(
+    keys: IdempotencyKeys,
+    { start, end, offset, length }: { start: number; end: number; offset: number; length: number },
+    read: ReadOwnBytes,
+    stopped: () => boolean,
+  ): Promise<boolean> {
+    const fits = () =>
+      this.encodedEnd(keys) === keys.first && this.#pieces.length === 0 && start <= keys.first && keys.first < end && end <= keys.end;
+    // From the byte before the first line: the list's bracket, which each line's offset counts from.
+    const total = length + 1;
+    if (!fits() || total >= 2 ** 32) return false;
+    const offsets = new Uint32Array(end - start);
+    const scratch = new Scratch();
+    let count = 0;
+    for (let from = 0; from < total; from += COPY_PIECE_BYTES) {
+      if (stopped()) return false;
+      // Two bytes before the piece and one after it: the separators around each line break.
+      const readFrom = Math.max(0, from - 2);
+      const readTo = Math.min(total, from + COPY_PIECE_BYTES + 1);
+      const bytes = await read(offset - 1 + readFrom, readTo - readFrom, scratch.read(readTo - readFrom));
+      if (bytes === undefined) return false;
+      if (from === 0) {
+        if (bytes[0] !== OPEN_BRACKET || bytes[1] !== NEWLINE || bytes[2] !== OPEN_BRACE) return false;
+        offsets[count++] = 0;
+      }
+      if (readTo === total && bytes.at(-1) !== CLOSE_BRACE) return false;
+      const pieceEnd = Math.min(total, from + COPY_PIECE_BYTES) - readFrom;
+      for (
+        let newline = bytes.indexOf(NEWLINE, Math.max(from, 2) - readFrom);
+        newline !== -1 && newline < pieceEnd;
+        newline = bytes.indexOf(NEWLINE, newline + 1)
+      ) {
+        // A key's text holds no raw line break (JSON escapes it), so each one starts a line.
+        if (bytes[newline - 2] !== CLOSE_BRACE || bytes[newline - 1] !== COMMA || bytes[newline + 1] !== OPEN_BRACE) return false;
+        if (count === offsets.length) return false;
+        offsets[count++] = readFrom + newline - 1;
+      }
     }
-    if (offsets.length !== end - start) return false;
-    this.#pieces.push({ start, end, bytes, offsets });
+    // The queue may have moved on while the file was read (its front, what was encoded), or a whole write replaced the file.
+    if (count !== offsets.length || stopped() || !fits()) return false;
+    const listStart = offset - 1;
+    const listEnd = offset + length;
+    this.#pieces.push({
+      start,
+      end,
+      copy: (from, first, copyScratch) => {
+        // From the line's line break: the first line in the file follows the bracket, not a comma.
+        const lineBreak = listStart + offsets[from - start]! + 1;
+        const lines = copyOwnBytes(lineBreak, listEnd - lineBreak, copyScratch);
+        return first ? [lines] : [SEPARATOR, lines];
+      },
+    });
     return true;
   }
 
@@ -155,12 +225,12 @@ export class KeyLines {
     this.#join();
   }
 
-  /** Joins the small pieces before the last (which stays apart, to be cut back alone) once there are enough of them. */
+  /** Joins the small encoded pieces before the last (which stays apart, to be cut back alone) once there are enough of them. */
   #join(): void {
     const last = this.#pieces.length - 1;
     let from = last;
-    while (from > 0 && this.#pieces[from - 1]!.end - this.#pieces[from - 1]!.start < JOIN_BELOW) from--;
-    const small = this.#pieces.slice(from, last);
+    while (from > 0 && isSmallEncoded(this.#pieces[from - 1]!)) from--;
+    const small = this.#pieces.slice(from, last) as EncodedPiece[];
     if (small.length < 2 || (small.length < MAX_SMALL_PIECES && small.at(-1)!.end - small[0]!.start < JOIN_BELOW)) return;
     const offsets: number[] = [];
     let at = 0;
@@ -172,3 +242,5 @@ export class KeyLines {
     this.#pieces.splice(from, small.length, joined);
   }
 }
+
+const isSmallEncoded = (piece: KeyPiece): piece is EncodedPiece => isEncoded(piece) && piece.end - piece.start < JOIN_BELOW;

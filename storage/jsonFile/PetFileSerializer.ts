@@ -1,10 +1,10 @@
 /** @module Writes a data file's bytes and its journal's lines, reusing the bytes of animals and keys written before. */
 
 import type { Pet } from '../../core/schemas/Pet.js';
-import type { JournalSpot } from '../durableFile/index.js';
+import { copyOwnBytes, type FilePart, type JournalSpot, Scratch } from '../durableFile/index.js';
 import { IdempotencyKeys } from '../IdempotencyKeys.js';
 import { JournalKeys, type ReadJournalBytes } from './JournalKeys.js';
-import { KeyLines } from './KeyLines.js';
+import { KeyLines, type ReadOwnBytes } from './KeyLines.js';
 import { encodePetChange, type KeysInChange, type PetChange } from './PetChange.js';
 import type { PetFileContent } from './PetFileContent.js';
 import { type PetFileData, petJson } from './PetFileData.js';
@@ -29,17 +29,20 @@ interface WrittenKeys {
   length: number;
 }
 
-/** Reads bytes back from the file as this process last wrote it, or answers `undefined` (see DurableTextFile.readOwnBytes). */
-export type ReadOwnBytes = (offset: number, length: number) => Promise<Buffer | undefined>;
+/** Where a whole write put the bytes of the full chunks of animals, to copy them from there into the next. */
+interface WrittenPets {
+  /** How many full chunks: animals 0 to `chunks * CHUNK_SIZE`. */
+  chunks: number;
+  /** Where their bytes start in the file, and their length. */
+  offset: number;
+  length: number;
+}
 
 /** How the keys' list opens in a file this serialiser writes; its first line follows, after a line break. */
 const KEYS_LIST = '"idempotencyKeys":[';
 
 /** What `read` seeks: the list's opening up to its first line's line break. */
 const KEYS_OPENING = `${KEYS_LIST}\n`;
-
-/** The byte just before the keys' first line in a written file: the list's opening bracket. */
-const KEYS_OPEN = KEYS_LIST.charCodeAt(KEYS_LIST.length - 1);
 
 /** How many tail pieces are kept apart before they are joined into one. */
 const MAX_TAIL_PIECES = 64;
@@ -55,8 +58,12 @@ const MAX_TAIL_PIECES = 64;
  * it has cached change: `forgetFrom` when the list is cut back or replaced.
  */
 export class PetFileSerializer {
-  /** The bytes of full chunks 0, 1, 2, … of the list as it is. */
-  readonly #chunks: Buffer[] = [];
+  /** The bytes of full chunks 0, 1, 2, … of the list as it is; none for those the file holds (`#writtenPets`). */
+  readonly #chunks: (Buffer | undefined)[] = [];
+  /** Where the last `serialize` of a running storage's content put its full chunks, until its write is known to have succeeded. */
+  #serializedPets: WrittenPets | undefined;
+  /** Where the file holds them, once it did (`written`): the next whole write copies them from there. */
+  #writtenPets: WrittenPets | undefined;
   /** Where the cached tail starts (a chunk boundary), or -1 when nothing is cached after the chunks. */
   #tailStart = -1;
   /** The cached bytes of animals from `#tailStart` on, in the order written. */
@@ -71,6 +78,8 @@ export class PetFileSerializer {
   #writtenKeys: WrittenKeys | undefined;
   /** Where the journal holds the text of the keys that came since. */
   readonly #journalKeys = new JournalKeys();
+  /** How many whole writes of a running storage's content were serialised: keys' lines found before one name what it replaced. */
+  #wholeWrites = 0;
   /** The last change `encodeChange` made with keys, until its append is known to have succeeded (`appended`). */
   #encodedChange: { text: string; keysIn: KeysInChange } | undefined;
 
@@ -84,42 +93,59 @@ export class PetFileSerializer {
   }
 
   /**
-   * The file's bytes, as a list of buffers for one `writev`. Keys given as a queue (a
-   * running storage's) are encoded once and reused; given as an array, all are encoded now.
+   * The file's bytes, in parts for one whole write. Given a running storage's content (keys
+   * as a queue), the bytes the last whole write put in the file (the full chunks of animals
+   * and the keys still live) and the keys' text the journal holds are not in memory: the
+   * parts copy them as the write runs (see FilePart), a megabyte at a time, and the rest is
+   * encoded once and reused. Given plain data (keys as an array), every part is bytes.
    */
-  serialize({ format, nextId, pets, idempotencyKeys, sync }: PetFileData | PetFileContent): Buffer[] {
-    const buffers: Buffer[] = [Buffer.from(`{"format":${format},"nextId":${nextId},"pets":[`)];
+  serialize(data: PetFileData): Buffer[];
+  serialize(content: PetFileContent): FilePart[];
+  serialize({ format, nextId, pets, idempotencyKeys, sync }: PetFileData | PetFileContent): FilePart[] {
+    const running = idempotencyKeys instanceof IdempotencyKeys;
+    if (running) this.#wholeWrites++;
+    const parts: FilePart[] = [Buffer.from(`{"format":${format},"nextId":${nextId},"pets":[`)];
     const fullChunks = Math.floor(pets.length / CHUNK_SIZE);
-    for (let index = 0; index < fullChunks; index++) buffers.push(this.#chunk(pets, index));
-    for (const { bytes } of this.#tailOf(pets, fullChunks * CHUNK_SIZE)) buffers.push(bytes);
-    buffers.push(Buffer.from(`${pets.length === 0 ? '' : '\n'}],${KEYS_LIST}`));
-    const keys = idempotencyKeys instanceof IdempotencyKeys ? idempotencyKeys : new IdempotencyKeys(idempotencyKeys);
-    const keyLines = keys === idempotencyKeys ? this.#keyLines : new KeyLines();
+    // Until `written` says the write succeeded, the file may be another one than the chunks' offsets name.
+    const inFile = running && this.#writtenPets && this.#writtenPets.chunks <= fullChunks ? this.#writtenPets.chunks : 0;
+    if (inFile > 0) parts.push(copyOwnBytes(this.#writtenPets!.offset, this.#writtenPets!.length, new Scratch()));
+    this.#writtenPets = undefined;
+    for (let index = inFile; index < fullChunks; index++) parts.push(this.#chunk(pets, index));
+    const petsOffset = parts[0]!.byteLength;
+    const petsLength = byteLengthOf(parts) - petsOffset;
+    this.#serializedPets = running && fullChunks > 0 ? { chunks: fullChunks, offset: petsOffset, length: petsLength } : undefined;
+    for (const { bytes } of this.#tailOf(pets, fullChunks * CHUNK_SIZE)) parts.push(bytes);
+    parts.push(Buffer.from(`${pets.length === 0 ? '' : '\n'}],${KEYS_LIST}`));
+    const keys = running ? idempotencyKeys : new IdempotencyKeys(idempotencyKeys);
+    const keyLines = running ? this.#keyLines : new KeyLines();
     // The sync part is small (a few leases and counters) and changes often: written whole, on its own line.
     const syncPart = sync === undefined ? '' : `,\n"sync":${JSON.stringify(sync)}\n`;
-    const offset = buffers.reduce((sum, buffer) => sum + buffer.byteLength, 0);
+    const offset = byteLengthOf(parts);
     const lines = keyLines.lines(keys);
-    const length = lines.reduce((sum, buffer) => sum + buffer.byteLength, 0);
+    const length = byteLengthOf(lines);
     this.#writtenKeys = undefined;
-    this.#serializedKeys =
-      keys === idempotencyKeys && length > 0 ? { queue: keys, start: keys.first, end: keys.end, offset, length } : undefined;
-    buffers.push(...lines, Buffer.from(`${keys.size === 0 ? '' : '\n'}]${syncPart}}\n`));
+    this.#serializedKeys = running && length > 0 ? { queue: keys, start: keys.first, end: keys.end, offset, length } : undefined;
+    parts.push(...lines, Buffer.from(`${keys.size === 0 ? '' : '\n'}]${syncPart}}\n`));
     // The keys' bytes are not kept past the write: about 260 bytes a key, more than the key
     // itself costs in memory, for a whole write that comes rarely now (the journal carries
-    // each create). `prepare` reads them back from the file before the next (see `written`),
-    // and encodes only the keys that came since.
+    // each create). `prepare` finds them in the file before the next (see `written`), and
+    // encodes only the keys that came since and are not in the journal.
     this.#keyLines.forget();
-    return buffers;
+    return parts;
   }
 
   /**
-   * Says the last `serialize` was written whole and is the file now: `prepare` may read its
-   * keys' lines back from it. Until this is said, they are encoded again (a failed write
-   * left another file, whose bytes lie elsewhere).
+   * Says the last `serialize` was written whole and is the file now: the next whole write
+   * may copy its animals' and keys' bytes from it. Until this is said, they are encoded
+   * again (a failed write left another file, whose bytes lie elsewhere).
    */
   written(): void {
     this.#writtenKeys = this.#serializedKeys;
     if (this.#writtenKeys) this.#journalKeys.forgetBefore(this.#writtenKeys.end);
+    this.#writtenPets = this.#serializedPets;
+    // The file holds those chunks now: their bytes are read back from it, not kept (about
+    // 110 MB at a million animals).
+    for (let index = 0; index < (this.#writtenPets?.chunks ?? 0); index++) this.#chunks[index] = undefined;
   }
 
   /** A change as the journal's line holds it (`encodePetChange`), noting where its keys lie in the text. */
@@ -185,7 +211,10 @@ export class PetFileSerializer {
 
   /** Forgets the bytes of animals from position `length` on, which are about to change. */
   forgetFrom(length: number): void {
-    this.#chunks.length = Math.min(this.#chunks.length, Math.floor(length / CHUNK_SIZE));
+    const chunks = Math.floor(length / CHUNK_SIZE);
+    this.#chunks.length = Math.min(this.#chunks.length, chunks);
+    if ((this.#writtenPets?.chunks ?? 0) > chunks) this.#writtenPets = undefined;
+    if ((this.#serializedPets?.chunks ?? 0) > chunks) this.#serializedPets = undefined;
     if (length <= this.#tailStart) {
       this.#tailStart = -1;
       this.#tail = [];
@@ -200,12 +229,13 @@ export class PetFileSerializer {
    * second from the first create to the quiet time after opening. With `keys`, the keys'
    * lines too, a thousand a turn: for a whole write about to come, which then encodes only
    * the keys that arrived meanwhile (their bytes are dropped after it). With `readOwnBytes`,
-   * the lines of the keys the last whole write put in the file are read back from it, not
-   * encoded again: at 300,000 keys encoding took about 0.8 s of the server's one thread at
-   * each whole write, where reading back the same 80 MB takes a few milliseconds of it.
-   * With `readJournalBytes`, the keys that came since are copied from their journal lines
-   * (see JournalKeys), and only those no line this process appended holds are encoded.
-   * Stops when `stopped()` says so.
+   * the lines of the keys the last whole write put in the file are found there, to be
+   * copied by the write, not encoded again: at 300,000 keys encoding took about 0.8 s of the
+   * server's one thread at each whole write, where copying the same 80 MB takes a few
+   * milliseconds of it. With `readJournalBytes`, the keys that came since are copied from
+   * their journal lines (see JournalKeys), and only those no line this process appended
+   * holds are encoded. Stops when `stopped()` says so, and stops finding keys' lines once
+   * a whole write ran meanwhile: the file or the journal they name may be gone.
    */
   async prepare(
     { pets, idempotencyKeys }: PetFileContent,
@@ -217,30 +247,31 @@ export class PetFileSerializer {
     }: { keys?: boolean; readOwnBytes?: ReadOwnBytes; readJournalBytes?: ReadJournalBytes } = {},
   ): Promise<void> {
     for (let index = 0; (index + 1) * CHUNK_SIZE <= pets.length && !stopped(); index++) {
+      if (index < (this.#writtenPets?.chunks ?? 0) || this.#chunks[index]) continue;
       this.#chunk(pets, index);
       await new Promise((resolve) => setImmediate(resolve));
     }
     if (!keys) return;
+    const wholeWrites = this.#wholeWrites;
+    const found = () => stopped() || this.#wholeWrites !== wholeWrites;
     const written = this.#writtenKeys;
     if (readOwnBytes && written?.queue === idempotencyKeys && written.end > idempotencyKeys.first) {
-      // From the byte before the first line: the list's bracket.
-      const bytes = await readOwnBytes(written.offset - 1, written.length + 1);
-      if (bytes?.[0] === KEYS_OPEN && !stopped() && this.#writtenKeys === written) {
-        this.#keyLines.reuse(idempotencyKeys, written.start, written.end, bytes);
-      }
+      // Checked against the file a megabyte at a time; its lines are copied from it by the write.
+      await this.#keyLines.reuse(idempotencyKeys, written, readOwnBytes, found);
     }
     // The keys that came since: read back from the journal's lines where they are noted,
     // encoded where not. Only those here now: under a flood of creates, chasing the keys
     // that keep coming a read at a time would put the whole write off for as long as it lasts.
     const upTo = idempotencyKeys.end;
-    while (readJournalBytes && !stopped()) {
+    const scratch = new Scratch();
+    while (readJournalBytes && !found()) {
       const from = this.#keyLines.encodedEnd(idempotencyKeys);
       const next = from < upTo ? this.#journalKeys.nextAfter(idempotencyKeys, from) : undefined;
       if (next === undefined || next >= upTo) break;
       if (next > from) await this.#keyLines.prepare(idempotencyKeys, stopped, next);
       else {
-        const lines = await this.#journalKeys.read(idempotencyKeys, from, readJournalBytes);
-        if (!lines || stopped() || !this.#keyLines.append(idempotencyKeys, lines)) break;
+        const lines = await this.#journalKeys.read(idempotencyKeys, from, readJournalBytes, scratch);
+        if (!lines || found() || !this.#keyLines.append(idempotencyKeys, lines)) break;
       }
     }
     await this.#keyLines.prepare(idempotencyKeys, stopped);
@@ -251,7 +282,7 @@ export class PetFileSerializer {
     let bytes = this.#chunks[index];
     if (bytes === undefined) {
       bytes = this.#encode(pets, index * CHUNK_SIZE, (index + 1) * CHUNK_SIZE);
-      // Chunks are made in order from the first (by prepare or serialize), so this appends.
+      // Chunks are made in order (by prepare or serialize), after those the file holds, so this appends or fills a gap.
       this.#chunks[index] = bytes;
     }
     return bytes;
@@ -286,3 +317,6 @@ export class PetFileSerializer {
     return bytes;
   }
 }
+
+/** How many bytes the parts hold. */
+const byteLengthOf = (parts: readonly FilePart[]): number => parts.reduce((sum, part) => sum + part.byteLength, 0);

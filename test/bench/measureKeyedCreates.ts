@@ -30,7 +30,10 @@ const writeFile = (file: string, count: number) => {
     content,
     Array.from({ length: count }, (_, at) => ({ newPet: newPet(at), key: keyNow() })),
   );
-  fs.writeFileSync(file, Buffer.concat(new PetFileSerializer().serialize(content)));
+  fs.writeFileSync(
+    file,
+    Buffer.concat(new PetFileSerializer().serialize({ ...content, idempotencyKeys: [...content.idempotencyKeys.values()] })),
+  );
 };
 
 /** Creates per second by `clients` loops for `seconds`, and the event loop's longest stall. */

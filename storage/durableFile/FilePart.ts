@@ -1,0 +1,82 @@
+/** @module The pieces of a whole write: bytes in memory, or bytes made while the write runs, a bounded piece at a time. */
+
+/**
+ * What a deferred part may do while its whole write runs: add bytes to the new file, and
+ * read back bytes of the file being replaced and of its journal (bytes that were written
+ * once already, so the new file copies them rather than holding them in memory).
+ */
+export interface WholeWrite {
+  /** Writes `bytes` after everything written before; `bytes` may be reused once this resolves. */
+  write(bytes: Uint8Array): Promise<void>;
+  /**
+   * `length` bytes from `offset` of the file being replaced, as this process last wrote or
+   * read it, into `into` when it is large enough. Throws a FileChangedError when the file
+   * was edited since.
+   */
+  readOwnBytes(offset: number, length: number, into?: Buffer): Promise<Buffer>;
+  /** Bytes this process appended to the journal (see `Journal.readBytes`), into `into` when large enough; throws when it no longer holds them. */
+  readJournalBytes(generation: number, offset: number, length: number, into?: Buffer): Promise<Buffer>;
+}
+
+/**
+ * Bytes a whole write makes as it runs, through `writeTo`: exactly `byteLength` of them.
+ * A file of 100 MB is then written with a few megabytes in memory, not 100 MB that the C
+ * library keeps after they are freed.
+ */
+export interface DeferredPart {
+  readonly byteLength: number;
+  writeTo(whole: WholeWrite): Promise<void>;
+}
+
+/** A piece of a whole write, in the order written. */
+export type FilePart = Uint8Array | DeferredPart;
+
+/** The bytes of `parts` laid end to end, each deferred one made through `reading`: for tests and small files. */
+export const bytesOfParts = async (parts: readonly FilePart[], reading: Omit<WholeWrite, 'write'>): Promise<Buffer> => {
+  const pieces: Buffer[] = [];
+  const write = async (bytes: Uint8Array) => {
+    pieces.push(Buffer.from(bytes));
+  };
+  for (const part of parts) {
+    if (part instanceof Uint8Array) pieces.push(Buffer.from(part.buffer, part.byteOffset, part.byteLength));
+    else await part.writeTo({ ...reading, write });
+  }
+  return Buffer.concat(pieces);
+};
+
+/** How many bytes a deferred part copies at a time. */
+export const COPY_PIECE_BYTES = 1024 * 1024;
+
+/**
+ * Two buffers reused by the deferred parts of one whole write (which run one after
+ * another), grown when a piece needs more: one for bytes read back, one for bytes made from
+ * them. A whole write then allocates a few megabytes once, not a buffer per piece that
+ * lingers until the collector frees it.
+ */
+export class Scratch {
+  #read: Buffer | undefined;
+  #made: Buffer | undefined;
+
+  /** A buffer of `length` bytes to read into. */
+  read(length: number): Buffer {
+    if (!this.#read || this.#read.byteLength < length) this.#read = Buffer.allocUnsafeSlow(Math.max(length, COPY_PIECE_BYTES));
+    return this.#read.subarray(0, length);
+  }
+
+  /** A buffer of `length` bytes to make bytes in, apart from `read`'s. */
+  made(length: number): Buffer {
+    if (!this.#made || this.#made.byteLength < length) this.#made = Buffer.allocUnsafeSlow(Math.max(length, COPY_PIECE_BYTES));
+    return this.#made.subarray(0, length);
+  }
+}
+
+/** `length` bytes from `offset` of the file being replaced, copied into the new one a piece at a time. */
+export const copyOwnBytes = (offset: number, length: number, scratch: Scratch): DeferredPart => ({
+  byteLength: length,
+  async writeTo(whole) {
+    for (let done = 0; done < length; done += COPY_PIECE_BYTES) {
+      const piece = Math.min(COPY_PIECE_BYTES, length - done);
+      await whole.write(await whole.readOwnBytes(offset + done, piece, scratch.read(piece)));
+    }
+  },
+});
