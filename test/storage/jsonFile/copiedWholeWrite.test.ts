@@ -63,14 +63,13 @@ describe('A whole write copies what the file and the journal already hold', () =
     // From the smallest journal on: a whole write each time the journal outgrows the file.
     const storage = await openJsonFileStorage({ file, journalMinBytes: 0 });
     const created = new Map<string, number>();
-    await createKeyed(storage, 'first', 9_000, created);
+    await createKeyed(storage, 'first', 14_000, created);
     await settled(replace);
     const before = fs.statSync(file).size;
-    expect(before).toBeGreaterThan(1.5 * 1024 * 1024);
     const readsBefore = ownReads.mock.calls.length;
-    // Enough for the journal to outgrow the file again: at least one more whole write.
+    // More than the file holds, so the journal outgrows it again: at least one more whole write.
     const writesBefore = replace.mock.calls.length;
-    await createKeyed(storage, 'then', 9_000, created);
+    await createKeyed(storage, 'then', 18_000, created);
     await settled(replace);
     expect(replace.mock.calls.length).toBeGreaterThan(writesBefore);
     await storage.close();
@@ -80,6 +79,8 @@ describe('A whole write copies what the file and the journal already hold', () =
     const readBack = ownReads.mock.calls.slice(readsBefore).reduce((sum, [, length]) => sum + length, 0);
     expect(readBack).toBeGreaterThan(before);
     for (const [, length] of ownReads.mock.calls) expect(length).toBeLessThanOrEqual(PIECE);
+    // The file was large enough for a copy to be cut into pieces.
+    expect(ownReads.mock.calls.some(([, length]) => length === 1024 * 1024)).toBe(true);
     expect(journalReads.mock.calls.length).toBeGreaterThan(0);
     for (const [, , length] of journalReads.mock.calls) expect(length).toBeLessThanOrEqual(PIECE);
     await expectWholeAndEveryKey(file, created);
@@ -108,7 +109,7 @@ describe('A whole write copies what the file and the journal already hold', () =
     await settled(replace);
     const writesBefore = replace.mock.calls.length;
     armed = true;
-    await createKeyed(storage, 'then', 6_000, created);
+    await createKeyed(storage, 'then', 7_000, created);
     await until(() => waiting === 1, 'a whole write began');
 
     // Someone saves an edit by rename: the file as it was, with the first animal renamed.
@@ -149,7 +150,7 @@ describe('A whole write copies what the file and the journal already hold', () =
     await settled(replace);
     failFolderSync = true;
     const writesBefore = replace.mock.calls.length;
-    await createKeyed(storage, 'then', 9_000, created);
+    await createKeyed(storage, 'then', 12_000, created);
     await settled(replace);
     const outcomes = await Promise.allSettled(replace.mock.results.slice(writesBefore).map(({ value }) => value as Promise<void>));
     expect(outcomes[0]!.status).toBe('rejected');
