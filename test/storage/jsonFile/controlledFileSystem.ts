@@ -107,3 +107,25 @@ export const until = async (condition: () => boolean, what: string) => {
   }
   throw new Error(`Timed out waiting until ${what}`);
 };
+
+/** Node's file system, except that once armed, a whole write's temp file waits for `held` before it opens, and renames may fail. */
+export const holdingWholeWrites = ({ failJournalRename = false } = {}) => {
+  const held = gate();
+  let armed = false;
+  let waiting = 0;
+  const fs: FileSystem = {
+    ...nodeFileSystem,
+    open: (async (file: string, flags?: string | number, mode?: number) => {
+      if (armed && flags === 'wx') {
+        waiting++;
+        await held.closed;
+      }
+      return nodeFileSystem.open(file, flags, mode);
+    }) as FileSystem['open'],
+    rename: async (from, to) => {
+      if (failJournalRename && String(to).endsWith('.journal')) throw Object.assign(new Error('EIO: i/o error, rename'), { code: 'EIO' });
+      return nodeFileSystem.rename(from, to);
+    },
+  };
+  return { fs, held, arm: () => (armed = true), waiting: () => waiting };
+};

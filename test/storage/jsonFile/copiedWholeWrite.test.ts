@@ -7,7 +7,7 @@ import { type JsonFileStorage, openJsonFileStorage, openJsonFileStorageOn } from
 import { PetFileSerializer } from '../../../storage/jsonFile/PetFileSerializer.js';
 import { parsePetFile } from '../../../storage/jsonFile/parsePetFile.js';
 import { tempDataFile } from '../../support/tempFolder.js';
-import { gate, until } from './controlledFileSystem.js';
+import { holdingWholeWrites, until } from './controlledFileSystem.js';
 
 const rex = { name: 'Rex', categoryId: 3, status: 'available' } as const;
 
@@ -88,36 +88,23 @@ describe('A whole write copies what the file and the journal already hold', () =
 
   it('Should start again on an edit saved while a whole write copies the file, never mixing the two', { timeout: 60_000 }, async () => {
     const file = tempDataFile();
-    const held = gate();
-    let armed = false;
-    let waiting = 0;
     // A whole write's temp file waits, once armed, so the edit lands between its preparation and its copy.
-    const controlled: FileSystem = {
-      ...nodeFileSystem,
-      open: (async (name: string, flags?: string | number, mode?: number) => {
-        if (armed && flags === 'wx') {
-          waiting++;
-          await held.closed;
-        }
-        return nodeFileSystem.open(name, flags, mode);
-      }) as FileSystem['open'],
-    };
+    const { fs: controlled, held, arm, waiting } = holdingWholeWrites();
     const replace = vi.spyOn(DurableTextFile.prototype, 'replace');
     const storage = await openJsonFileStorageOn(file, controlled, undefined, undefined, 0);
     const created = new Map<string, number>();
     await createKeyed(storage, 'first', 5_000, created);
     await settled(replace);
     const writesBefore = replace.mock.calls.length;
-    armed = true;
+    arm();
     await createKeyed(storage, 'then', 7_000, created);
-    await until(() => waiting === 1, 'a whole write began');
+    await until(() => waiting() === 1, 'a whole write began');
 
     // Someone saves an edit by rename: the file as it was, with the first animal renamed.
     const edited = JSON.parse(fs.readFileSync(file, 'utf8')) as { pets: { name: string }[] };
     edited.pets[0]!.name = 'Edited';
     fs.writeFileSync(`${file}.edit`, JSON.stringify(edited));
     fs.renameSync(`${file}.edit`, file);
-    armed = false;
     held.open();
     await expect(replace.mock.results[writesBefore]!.value).rejects.toBeInstanceOf(FileChangedError);
     await until(() => (storage.get(1) as { name: string } | undefined)?.name === 'Edited', 'the edit was read');

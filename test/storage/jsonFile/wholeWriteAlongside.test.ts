@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import type { IdempotencyKey } from '../../../core/PetStorage.js';
-import { type FileSystem, nodeFileSystem } from '../../../storage/durableFile/index.js';
 import { KeyLines } from '../../../storage/jsonFile/KeyLines.js';
 import { openJsonFileStorage, openJsonFileStorageOn } from '../../../storage/jsonFile/openJsonFileStorage.js';
 import { tempDataFile } from '../../support/tempFolder.js';
-import { gate, until } from './controlledFileSystem.js';
+import { holdingWholeWrites, until } from './controlledFileSystem.js';
 import { journalLines } from './readDataFile.js';
 
 const rex = { name: 'Rex', categoryId: 3, status: 'available' } as const;
@@ -13,28 +12,6 @@ const rex = { name: 'Rex', categoryId: 3, status: 'available' } as const;
 const keyAt = (key: string): IdempotencyKey => {
   const createdAt = Date.now();
   return { scope: 'a1b2c3', key, fingerprint: 'digest-of-payload', createdAt, expiresAt: createdAt + 86_400_000 };
-};
-
-/** Node's file system, except that once armed, a whole write's temp file waits for `held` before it opens, and renames may fail. */
-const controlled = ({ failJournalRename = false } = {}) => {
-  const held = gate();
-  let armed = false;
-  let waiting = 0;
-  const fs: FileSystem = {
-    ...nodeFileSystem,
-    open: (async (file: string, flags?: string | number, mode?: number) => {
-      if (armed && flags === 'wx') {
-        waiting++;
-        await held.closed;
-      }
-      return nodeFileSystem.open(file, flags, mode);
-    }) as FileSystem['open'],
-    rename: async (from, to) => {
-      if (failJournalRename && String(to).endsWith('.journal')) throw Object.assign(new Error('EIO: i/o error, rename'), { code: 'EIO' });
-      return nodeFileSystem.rename(from, to);
-    },
-  };
-  return { fs, held, arm: () => (armed = true), waiting: () => waiting };
 };
 
 /** Resolves with `promise`, or rejects if it takes longer than `milliseconds`. */
@@ -59,7 +36,7 @@ const expectEveryKeyOnce = async (file: string, created: Map<string, number>) =>
 describe('A whole write made alongside creates', () => {
   it('Should answer creates while the file is written whole, and keep in the journal only those', async () => {
     const file = tempDataFile();
-    const { fs: controlledFs, held, arm, waiting } = controlled();
+    const { fs: controlledFs, held, arm, waiting } = holdingWholeWrites();
     // From the smallest journal on: the first create's line outgrows the empty document.
     const storage = await openJsonFileStorageOn(file, controlledFs, undefined, undefined, 0);
     arm();
@@ -94,7 +71,7 @@ describe('A whole write made alongside creates', () => {
 
   it('Should lose nothing and add nothing twice when the journal cannot be cut after the file was written whole', async () => {
     const file = tempDataFile();
-    const { fs: controlledFs, held, arm, waiting } = controlled({ failJournalRename: true });
+    const { fs: controlledFs, held, arm, waiting } = holdingWholeWrites({ failJournalRename: true });
     const storage = await openJsonFileStorageOn(file, controlledFs, undefined, undefined, 0);
     arm();
     const created = new Map<string, number>();
