@@ -21,12 +21,13 @@ interface EncodedPiece {
 /**
  * The lines of keys `start` to `end` as the file or the journal holds them, copied as the
  * whole write runs: `copy` makes the lines from key `from` on (the first without its comma
- * when it is the document's first line).
+ * when it is the document's first line), or answers `undefined` when it does not know where
+ * that key's line starts (the lines from there on are then encoded).
  */
 interface CopiedPiece {
   start: number;
   end: number;
-  copy(from: number, first: boolean, scratch: Scratch): FilePart[];
+  copy(from: number, first: boolean, scratch: Scratch): FilePart[] | undefined;
 }
 
 type KeyPiece = EncodedPiece | CopiedPiece;
@@ -78,7 +79,10 @@ export class KeyLines {
     for (const piece of this.#pieces) {
       const first = parts.length === 0;
       if (!isEncoded(piece)) {
-        parts.push(...piece.copy(Math.max(piece.start, keys.first), first, scratch));
+        const from = Math.max(piece.start, keys.first);
+        const copied = piece.copy(from, first, scratch);
+        if (copied) parts.push(...copied);
+        else parts.push(this.#encoded(keys, from, piece.end).subarray(first ? 1 : 0));
         continue;
       }
       const { start, bytes, offsets } = piece;
@@ -115,11 +119,16 @@ export class KeyLines {
    * Takes the `length` bytes from `offset` of the file as the lines of keys `start` to `end`
    * of `keys`, as a whole write put them there (`offset` is the first line's line break; the
    * byte before it, the list's bracket): the next write copies them from the file instead
-   * of encoding them again. The file is read through `read` a megabyte at a time to find
-   * where each line starts; nothing is kept of its bytes. Answers false, taking nothing,
-   * unless nothing is encoded yet and the bytes are exactly `end - start` lines of one key
-   * each (a check of the separators, not of each key: the file they come from was checked
-   * to be the one written, unchanged), or when `stopped()` says so once the reads are done.
+   * of encoding them again, from the first key still live. The file is read through `read`
+   * only as far as the lines of the keys that left the queue's front since, and a megabyte
+   * past them, to find where each of those lines starts; and at its last byte. Nothing is
+   * kept of its bytes, and the lines past those are not read now: each read checks that
+   * the file is still the version this process wrote, unchanged, so they are as written.
+   * (Reading them all made a clean stop at 355,000 keys read 90 MB twice.) Should more keys
+   * leave before the write than the lines found, the write encodes the rest (see `lines`).
+   * Answers false, taking nothing, unless nothing is encoded yet and the lines read are
+   * lines of one key each (a check of the separators, not of each key), or when `stopped()`
+   * says so once the reads are done.
    */
   async reuse(
     keys: IdempotencyKeys,
@@ -132,10 +141,11 @@ export class KeyLines {
     // From the byte before the first line: the list's bracket, which each line's offset counts from.
     const total = length + 1;
     if (!fits() || total >= 2 ** 32) return false;
-    const offsets = new Uint32Array(end - start);
+    const expired = keys.first - start;
+    const offsets: number[] = [];
     const scratch = new Scratch();
-    let count = 0;
-    for (let from = 0; from < total; from += COPY_PIECE_BYTES) {
+    let from = 0;
+    for (; from < total && offsets.length <= expired; from += COPY_PIECE_BYTES) {
       if (stopped()) return false;
       // Two bytes before the piece and one after it: the separators around each line break.
       const readFrom = Math.max(0, from - 2);
@@ -144,7 +154,7 @@ export class KeyLines {
       if (bytes === undefined) return false;
       if (from === 0) {
         if (bytes[0] !== OPEN_BRACKET || bytes[1] !== NEWLINE || bytes[2] !== OPEN_BRACE) return false;
-        offsets[count++] = 0;
+        offsets.push(0);
       }
       if (readTo === total && bytes.at(-1) !== CLOSE_BRACE) return false;
       const pieceEnd = Math.min(total, from + COPY_PIECE_BYTES) - readFrom;
@@ -155,20 +165,24 @@ export class KeyLines {
       ) {
         // A key's text holds no raw line break (JSON escapes it), so each one starts a line.
         if (bytes[newline - 2] !== CLOSE_BRACE || bytes[newline - 1] !== COMMA || bytes[newline + 1] !== OPEN_BRACE) return false;
-        if (count === offsets.length) return false;
-        offsets[count++] = readFrom + newline - 1;
+        if (offsets.length === end - start) return false;
+        offsets.push(readFrom + newline - 1);
       }
     }
+    const readAll = from >= total;
+    if (!readAll && (await read(offset + length - 1, 1, scratch.read(1)))?.[0] !== CLOSE_BRACE) return false;
     // The queue may have moved on while the file was read (its front, what was encoded), or a whole write replaced the file.
-    if (count !== offsets.length || stopped() || !fits()) return false;
+    if ((readAll && offsets.length !== end - start) || stopped() || !fits()) return false;
+    const found = Uint32Array.from(offsets);
     const listStart = offset - 1;
     const listEnd = offset + length;
     this.#pieces.push({
       start,
       end,
       copy: (from, first, copyScratch) => {
+        if (from - start >= found.length) return undefined;
         // From the line's line break: the first line in the file follows the bracket, not a comma.
-        const lineBreak = listStart + offsets[from - start]! + 1;
+        const lineBreak = listStart + found[from - start]! + 1;
         const lines = copyOwnBytes(lineBreak, listEnd - lineBreak, copyScratch);
         return first ? [lines] : [SEPARATOR, lines];
       },
@@ -223,6 +237,15 @@ export class KeyLines {
     this.#encodedBytes += bytes.byteLength;
     this.#pieces.push({ start, end, bytes, offsets });
     this.#join();
+  }
+
+  /** The lines of keys `start` to `end`, encoded now for one write: keys a copied piece cannot find the lines of. */
+  #encoded(keys: IdempotencyKeys, start: number, end: number): Buffer {
+    let text = '';
+    for (let sequence = start; sequence < end; sequence++) text += keyLine(keys.at(sequence));
+    const bytes = Buffer.from(text);
+    this.#encodedBytes += bytes.byteLength;
+    return bytes;
   }
 
   /** Joins the small encoded pieces before the last (which stays apart, to be cut back alone) once there are enough of them. */

@@ -168,9 +168,13 @@ describe('The data file encodes its Idempotency-Keys ahead of a whole write', ()
     serializer.written();
     // Ten keys' lines and ten animals' encoded, not 15,010 keys'.
     expect(serializer.encodedBytes - before).toBeLessThan(20 * 400);
-    // The file's 5 MB of lines were checked a megabyte at a time, none of them held whole.
-    expect(reads.length).toBeGreaterThan(3);
+    // Read a megabyte at a time, and only as far as the 5,000 expired keys' lines and a
+    // megabyte past them: not the file's 15,010 live ones, which the write copies.
+    const keysAt = file.indexOf('"idempotencyKeys"');
+    const expiredEnd = file.indexOf(keyAt(5_000).key) - keysAt;
+    expect(reads.length).toBeGreaterThan(1);
     expect(Math.max(...reads)).toBeLessThanOrEqual(1024 * 1024 + 3);
+    expect(reads.reduce((sum, length) => sum + length, 0)).toBeLessThanOrEqual(expiredEnd + 2 * (1024 * 1024 + 3));
     expect(file.toString('utf8')).toBe(await text(new PetFileSerializer(), content));
     expect(JSON.parse(file.toString('utf8')).idempotencyKeys[0].key).toBe(keyAt(5_000).key);
 
@@ -190,6 +194,32 @@ describe('The data file encodes its Idempotency-Keys ahead of a whole write', ()
         readingFrom(() => file),
       ),
     ).toBe(await text(new PetFileSerializer(), content));
+  });
+
+  it('Should encode the lines of keys that expired after the preparation past the lines it found, and write what a fresh serialiser writes', async () => {
+    const content = contentWith(30_000);
+    const serializer = new PetFileSerializer();
+    const file = await writeWhole(serializer, content);
+    serializer.written();
+    let read = 0;
+    const readOwnBytes = async (offset: number, length: number) => {
+      read += length;
+      return Buffer.from(file.subarray(offset, offset + length));
+    };
+    await serializer.prepare(content, () => false, { keys: true, readOwnBytes });
+    // No key had expired: the first megabyte of lines (about 3,000 keys) and the last byte were read.
+    expect(read).toBeLessThanOrEqual(1024 * 1024 + 2);
+    // Then 20,000 expire before the write: it cannot start past their lines, so it encodes the 10,000 left.
+    expect(content.idempotencyKeys.sweep(START + 19_999 + DAY, 100_000)).toBe(20_000);
+    const before = serializer.encodedBytes;
+    const written = await text(
+      serializer,
+      content,
+      readingFrom(() => file),
+    );
+    expect(serializer.encodedBytes - before).toBeGreaterThan(10_000 * 150);
+    expect(written).toBe(await text(new PetFileSerializer(), content));
+    expect(JSON.parse(written).idempotencyKeys[0].key).toBe(keyAt(20_000).key);
   });
 
   it('Should write what a fresh serialiser writes through many small writes, sweeps, failed writes and an empty queue', async () => {
