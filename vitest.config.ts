@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 // a browser or a database. `npm test` runs both; `npm run test:unit` the first alone.
 export default defineConfig({
   test: {
+    // Runs before each test file, even where the modules are not imported again for it.
+    setupFiles: ['test/support/removeTempFolders.ts'],
     projects: [
       {
         extends: true,

@@ -2,7 +2,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach } from 'vitest';
 
 const madeForTest: string[] = [];
 const madeForFile: string[] = [];
@@ -10,8 +9,11 @@ const remove = (folders: string[]) => {
   for (const folder of folders.splice(0)) fs.rmSync(folder, { recursive: true, force: true });
 };
 
-afterEach(() => remove(madeForTest));
-afterAll(() => remove(madeForFile));
+/** Removes the folders made for the test that just ended (vitest's setup, removeTempFolders.ts, calls it after each test). */
+export const removeTestFolders = (): void => remove(madeForTest);
+
+/** Removes the folders made for the test file that just ended (called after each file). */
+export const removeFileFolders = (): void => remove(madeForFile);
 
 /**
  * A new, empty folder under the OS temp folder. It is removed when the current test ends,
