@@ -2,6 +2,7 @@
 import { NAME_MAX_LENGTH } from '../../core/schemas/NewPet.js';
 import type { Pet } from '../../core/schemas/Pet.js';
 import { PET_STATUSES } from '../../core/schemas/PetStatus.js';
+import { hasKeyCount } from './hasKeyCount.js';
 
 const STATUSES: ReadonlySet<unknown> = new Set(PET_STATUSES);
 const NOT_ONLY_WHITE_SPACE = /\S/;
@@ -28,6 +29,6 @@ export const quickIsPet = (value: unknown): value is Pet => {
     name.length <= NAME_MAX_LENGTH &&
     NOT_ONLY_WHITE_SPACE.test(name) &&
     STATUSES.has(status) &&
-    Object.keys(value).length === 4
+    hasKeyCount(value, 4)
   );
 };
