@@ -1,5 +1,6 @@
 /** @module A run of consecutive Idempotency-Keys kept in typed arrays: their numbers, payload digests and texts. */
 import { DIGEST_BYTES, isBase64UrlText, packBase64Url, packedBytes, unpackBase64Url } from './packedBase64Url.js';
+import { isUuidText, packUuid, UUID_BYTES, unpackUuid } from './packedUuid.js';
 
 /** How many keys one chunk holds: about 400 KB of arrays at the service's keys. */
 export const CHUNK_KEYS = 4096;
@@ -19,8 +20,19 @@ export const fitsColumn = (value: number): boolean => Number.isInteger(value) &&
 /** The flag on a text's place that says its characters are packed six bits each (all of them base64url). */
 const PACKED = 0x80000000;
 
-/** The first size of a chunk's text bytes; they double as texts arrive, and shrink to fit once the chunk is full. */
-const INITIAL_TEXT_BYTES = 4096;
+/** The flag on a text's place that says it is a UUID packed four bits a digit (see packedUuid). */
+const UUID = 0x40000000;
+
+/** What of a text's place is the place itself, without its flags. */
+const PLACE = 0x3fffffff;
+
+/**
+ * The first size of a chunk's text bytes: a chunk of UUIDs (what our client and most others
+ * send) fills it exactly. Texts that take more double it, and it shrinks to fit once the
+ * chunk is full. (It began at 4 KB, and each chunk's texts were copied five times on their
+ * way to 64 KB, leaving the C library's heap full of holes.)
+ */
+const INITIAL_TEXT_BYTES = CHUNK_KEYS * UUID_BYTES;
 
 /**
  * Whether a chunk keeps `text`: at most 254 characters, each in one byte (code below 256).
@@ -61,9 +73,9 @@ const codes: number[] = [];
 /**
  * `CHUNK_KEYS` consecutive keys, in columns: their owner (IdempotencyKeys) writes a key's
  * numbers and digest into the public arrays at its index, and its text through `writeText`,
- * which keeps it as bytes after the texts before it: six bits a character when all are
- * base64url ones (a UUID in 27 bytes, a 22-character base64url token in 17), else one byte
- * each. The owner fills a chunk from index 0 on and drops it whole once the queue's front
+ * which keeps it as bytes after the texts before it: a UUID as `crypto.randomUUID` writes it
+ * in 16 bytes, other texts six bits a character when all are base64url ones (a
+ * 22-character base64url token in 17 bytes), else one byte each. The owner fills a chunk from index 0 on and drops it whole once the queue's front
  * has passed it, so no array is ever copied to grow but the texts' (and a full chunk's
  * texts are cut to fit).
  */
@@ -78,7 +90,7 @@ export class KeyChunk {
   readonly lifetime = new Uint32Array(CHUNK_KEYS);
   readonly digests = new Uint8Array(CHUNK_KEYS * DIGEST_BYTES);
   /**
-   * Where each key's text starts in `#text` (with `PACKED` when it is packed), and its
+   * Where each key's text starts in `#text` (with `UUID` or `PACKED` when it is packed so), and its
    * length in characters (`ELSEWHERE` for a key the chunk does not keep).
    */
   readonly #textAt = new Uint32Array(CHUNK_KEYS);
@@ -94,14 +106,18 @@ export class KeyChunk {
       this.#textLength[index] = ELSEWHERE;
       return false;
     }
-    const packed = isBase64UrlText(key);
-    const end = this.#textEnd + (packed ? packedBytes(key.length) : key.length);
+    const uuid = isUuidText(key);
+    const packed = !uuid && isBase64UrlText(key);
+    const end = this.#textEnd + (uuid ? UUID_BYTES : packed ? packedBytes(key.length) : key.length);
     if (end > this.#text.length) {
       const text = new Uint8Array(Math.max(this.#text.length * 2, end));
       text.set(this.#text.subarray(0, this.#textEnd));
       this.#text = text;
     }
-    if (packed) {
+    if (uuid) {
+      packUuid(key, this.#text, this.#textEnd);
+      this.#textAt[index] |= UUID;
+    } else if (packed) {
       packBase64Url(key, this.#text, this.#textEnd);
       this.#textAt[index] |= PACKED;
     } else {
@@ -137,14 +153,15 @@ export class KeyChunk {
 
   /** Forgets the texts of the keys from `index` on (keys added by a write that failed, or all of them to use the chunk again). */
   dropTextsFrom(index: number): void {
-    this.#textEnd = index === 0 ? 0 : this.#textAt[index]! & ~PACKED;
+    this.#textEnd = index === 0 ? 0 : this.#textAt[index]! & PLACE;
   }
 
   /** Sets `codes` to the character codes of the key at `index` (one the chunk keeps). */
   #readCodes(index: number): void {
     const length = this.#textLength[index]!;
     const place = this.#textAt[index]!;
-    if ((place & PACKED) !== 0) unpackBase64Url(this.#text, place & ~PACKED, length, codes);
+    if ((place & UUID) !== 0) unpackUuid(this.#text, place & PLACE, codes);
+    else if ((place & PACKED) !== 0) unpackBase64Url(this.#text, place & PLACE, length, codes);
     else {
       codes.length = length;
       for (let offset = 0, at = place; offset < length; offset++, at++) codes[offset] = this.#text[at]!;

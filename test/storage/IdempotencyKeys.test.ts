@@ -137,9 +137,17 @@ class ModelKeys {
 }
 
 describe('IdempotencyKeys against a model', () => {
-  // Keys packed six bits a character (base64url ones, every length modulo 4), kept a byte a
-  // character, and kept as strings (beyond one byte a character, 255 characters and more).
+  // Keys packed as UUIDs (four bits a digit), six bits a character (base64url ones, every
+  // length modulo 4, UUIDs spelled otherwise), kept a byte a character, and kept as strings
+  // (beyond one byte a character, 255 characters and more).
   const keyTexts = [
+    '00000000-0000-0000-0000-000000000000',
+    'ffffffff-ffff-4fff-bfff-ffffffffffff',
+    'F47AC10B-58CC-4372-A567-0E02B2C3D479',
+    'f47ac10b-58cc-4372-a567-0e02b2c3d47g',
+    'f47ac10b_58cc-4372-a567-0e02b2c3d479',
+    'f47ac10b-58cc-4372-a567-0e02b2c3d4790',
+    'f47ac10b-58cc-4372-a567-0e02b2c3d47',
     'a',
     'b_',
     'AZ9',
@@ -168,7 +176,7 @@ describe('IdempotencyKeys against a model', () => {
       lifetime: fc.constantFrom(...lifetimes),
       late: fc.boolean(),
     }),
-    fc.record({ addMany: fc.integer({ min: 1, max: 1_500 }), long: fc.boolean() }),
+    fc.record({ addMany: fc.integer({ min: 1, max: 1_500 }), long: fc.boolean(), uuid: fc.boolean() }),
     fc.record({ sweep: fc.integer({ min: 1, max: 300 }), late: fc.nat(400) }),
     fc.record({ truncate: fc.nat(50) }),
   );
@@ -194,7 +202,9 @@ describe('IdempotencyKeys against a model', () => {
             addBoth({ ...stored(keyTexts[step.odd]!, step.petId, createdAt), expiresAt: createdAt + step.lifetime });
           } else if ('addMany' in step) {
             for (let count = 0; count < step.addMany; count++) {
-              const text = `${step.long ? 'l'.repeat(200) : ''}${unique++}-${count % 3 === 0 ? 'ü' : 'u'}`;
+              const text = step.uuid
+                ? `${(unique++).toString(16).padStart(8, '0')}-58cc-4372-a567-${count.toString(16).padStart(12, 'c')}`
+                : `${step.long ? 'l'.repeat(200) : ''}${unique++}-${count % 3 === 0 ? 'ü' : 'u'}`;
               addBoth({ ...stored(text, unique, now, scopes[count % 2]), expiresAt: now + 50 + (count % 300) });
             }
           } else if ('sweep' in step) {
