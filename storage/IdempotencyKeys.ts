@@ -24,7 +24,7 @@ const flattened = (text: string): string => {
 };
 
 /** What of a key is kept beside its chunk's columns. */
-type OddParts = Partial<Pick<StoredIdempotencyKey, 'key' | 'fingerprint' | 'petId' | 'expiresAt'>>;
+type OddParts = Partial<Pick<StoredIdempotencyKey, 'key' | 'fingerprint' | 'petId' | 'createdAt' | 'expiresAt'>>;
 
 /** A random 32-bit number: the seed of one queue's lookup hashes (see `hashKey`). */
 const randomSeed = (): number => crypto.getRandomValues(new Uint32Array(1))[0]!;
@@ -56,7 +56,8 @@ export class IdempotencyKeys {
    * By sequence number, what of a key its chunk does not keep, exactly as given (files
    * edited by hand, tests): a key text over 254 characters or beyond one byte a character,
    * a fingerprint that is not one of the service's 32-character digests, a pet id or
-   * lifetime that does not fit a column (see `fitsColumn`).
+   * creation time that does not fit a column (see `fitsColumn`), an expiry other than its
+   * creation plus its chunk's lifetime.
    */
   readonly #odd = new Map<number, OddParts>();
   /**
@@ -88,6 +89,15 @@ export class IdempotencyKeys {
     return this.#end;
   }
 
+  /**
+   * How many keys have a part kept apart from their chunk's columns, in a map (about 100
+   * bytes more each): none of the keys the service makes (see `#odd`), only keys from files
+   * edited by hand, and those made under another key lifetime than their chunk's first.
+   */
+  get keptApart(): number {
+    return this.#odd.size;
+  }
+
   /** How many keys are kept (expired ones the sweep has not reached yet included). */
   get size(): number {
     return this.#end - this.#first;
@@ -115,8 +125,15 @@ export class IdempotencyKeys {
     const index = sequence % CHUNK_KEYS;
     const number = Math.floor(sequence / CHUNK_KEYS);
     if (this.#chunks.length === 0) this.#chunkBase = number;
-    if (number - this.#chunkBase === this.#chunks.length) this.#addChunk();
+    const started = number - this.#chunkBase === this.#chunks.length;
+    if (started) this.#addChunk();
     const chunk = this.#chunkOf(sequence);
+    if (started) {
+      // The chunk's first key sets what its times count from.
+      chunk.createdBase = Math.floor(stored.createdAt);
+      const lifetime = stored.expiresAt - stored.createdAt;
+      chunk.lifetime = fitsColumn(lifetime) ? lifetime : Number.NaN;
+    }
     this.#end++;
     chunk.scopeOf[index] = scope;
     const place = this.#place(scope, stored.key);
@@ -127,12 +144,11 @@ export class IdempotencyKeys {
     }
     chunk.petId[index] = fitsColumn(stored.petId) ? stored.petId : ELSEWHERE_NUMBER;
     if (chunk.petId[index] === ELSEWHERE_NUMBER) this.#keepOdd(sequence, { petId: stored.petId });
-    chunk.createdAt[index] = stored.createdAt;
-    // Kept as the lifetime when that gives the expiry back exactly (times are whole milliseconds).
-    const lifetime = stored.expiresAt - stored.createdAt;
-    const fits = fitsColumn(lifetime) && Object.is(stored.createdAt + lifetime, stored.expiresAt);
-    chunk.lifetime[index] = fits ? lifetime : ELSEWHERE_NUMBER;
-    if (!fits) this.#keepOdd(sequence, { expiresAt: stored.expiresAt });
+    const since = stored.createdAt - chunk.createdBase;
+    chunk.createdSince[index] = fitsColumn(since) ? since : ELSEWHERE_NUMBER;
+    if (chunk.createdSince[index] === ELSEWHERE_NUMBER) this.#keepOdd(sequence, { createdAt: stored.createdAt });
+    // Kept as the chunk's lifetime when that gives the expiry back exactly (times are whole milliseconds).
+    if (!Object.is(stored.createdAt + chunk.lifetime, stored.expiresAt)) this.#keepOdd(sequence, { expiresAt: stored.expiresAt });
     if (this.#table[place] === 0) this.#listed++;
     this.#table[place] = (sequence % MODULUS) + 1;
     if (this.#listed * 2 > this.#table.length) this.#growTable();
@@ -148,8 +164,8 @@ export class IdempotencyKeys {
       key: chunk.keeps(index) ? chunk.readText(index) : odd!.key!,
       fingerprint: odd?.fingerprint ?? unpackDigest(chunk.digests, index * DIGEST_BYTES),
       petId: chunk.petId[index] === ELSEWHERE_NUMBER ? odd!.petId! : chunk.petId[index]!,
-      createdAt: chunk.createdAt[index]!,
-      expiresAt: this.#expiresAt(sequence),
+      createdAt: this.#createdAt(chunk, index, odd),
+      expiresAt: odd?.expiresAt ?? this.#createdAt(chunk, index, odd) + chunk.lifetime,
     };
   }
 
@@ -204,8 +220,15 @@ export class IdempotencyKeys {
   #expiresAt(sequence: number): number {
     const chunk = this.#chunkOf(sequence);
     const index = sequence % CHUNK_KEYS;
-    const lifetime = chunk.lifetime[index]!;
-    return lifetime === ELSEWHERE_NUMBER ? this.#odd.get(sequence)!.expiresAt! : chunk.createdAt[index]! + lifetime;
+    // The map is empty but for keys from files edited by hand or settings changed: most lookups skip it.
+    const odd = this.#odd.size === 0 ? undefined : this.#odd.get(sequence);
+    return odd?.expiresAt ?? this.#createdAt(chunk, index, odd) + chunk.lifetime;
+  }
+
+  /** The creation time of the key at `index` of `chunk`, whose odd parts are `odd`. */
+  #createdAt(chunk: KeyChunk, index: number, odd: OddParts | undefined): number {
+    const since = chunk.createdSince[index]!;
+    return since === ELSEWHERE_NUMBER ? odd!.createdAt! : chunk.createdBase + since;
   }
 
   /** The sequence number a table entry stands for: the one between `first` and `end` with that remainder. */

@@ -85,9 +85,16 @@ export class KeyChunk {
   readonly hashes = new Uint32Array(CHUNK_KEYS);
   /** Each key's animal, or `ELSEWHERE_NUMBER` for an id that does not fit (see `fitsColumn`). */
   readonly petId = new Uint32Array(CHUNK_KEYS);
-  readonly createdAt = new Float64Array(CHUNK_KEYS);
-  /** Each key's expiry less its creation, or `ELSEWHERE_NUMBER` for one that does not fit. */
-  readonly lifetime = new Uint32Array(CHUNK_KEYS);
+  /** The creation time the chunk's first key was made at, in whole milliseconds: what `createdSince` counts from. */
+  createdBase = 0;
+  /** Each key's creation less `createdBase`, or `ELSEWHERE_NUMBER` for one that does not fit (see `fitsColumn`). */
+  readonly createdSince = new Uint32Array(CHUNK_KEYS);
+  /**
+   * The lifetime (expiry less creation) of the chunk's first key, or NaN for one that does
+   * not fit a column: the service gives every key the same one, so a key of another
+   * lifetime (a setting changed, a file edited) has its expiry kept elsewhere.
+   */
+  lifetime = Number.NaN;
   readonly digests = new Uint8Array(CHUNK_KEYS * DIGEST_BYTES);
   /**
    * Where each key's text starts in `#text` (with `UUID` or `PACKED` when it is packed so), and its

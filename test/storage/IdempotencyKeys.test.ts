@@ -24,6 +24,32 @@ describe('IdempotencyKeys', () => {
     expect([...keys.values()]).toEqual([stored('a', 1), stored('a', 2, 1_000, 'other')]);
   });
 
+  it("Should keep the service's keys in their chunks' columns alone, and only odd ones apart", () => {
+    const keys = new IdempotencyKeys();
+    const digest = 'C1DBaWxuBvWWDWV1F0k71xJ02PqqNSTo';
+    const serviceKey = (at: number): StoredIdempotencyKey => ({
+      scope: 'a1b2',
+      key: `5f1c2a9e-0b7d-4c1e-9a2b-${at.toString(16).padStart(12, '0')}`,
+      fingerprint: digest,
+      petId: at + 1,
+      createdAt: 1_700_000_000_000 + at * 7,
+      expiresAt: 1_700_000_000_000 + at * 7 + DAY,
+    });
+    // Three chunks' worth, some swept, as a day of a kiosk's creates.
+    for (let at = 0; at < 10_000; at++) keys.add(serviceKey(at));
+    keys.sweep(1_700_000_000_000 + 3_000 * 7 + DAY, 100_000);
+    for (let at = 10_000; at < 12_000; at++) keys.add(serviceKey(at));
+    expect(keys.keptApart).toBe(0);
+    expect(keys.at(keys.first)).toEqual(serviceKey(3_001));
+    expect(keys.at(keys.end - 1)).toEqual(serviceKey(11_999));
+    // A key lifetime changed between two starts, and a time a person wrote with a fraction of a millisecond.
+    keys.add({ ...serviceKey(12_000), expiresAt: serviceKey(12_000).createdAt + 3_600_000 });
+    keys.add({ ...serviceKey(12_001), createdAt: serviceKey(12_001).createdAt + 0.5 });
+    expect(keys.keptApart).toBe(2);
+    expect(keys.at(keys.end - 2)).toEqual({ ...serviceKey(12_000), expiresAt: serviceKey(12_000).createdAt + 3_600_000 });
+    expect(keys.at(keys.end - 1)).toEqual({ ...serviceKey(12_001), createdAt: serviceKey(12_001).createdAt + 0.5 });
+  });
+
   it('Should count a key expired by the arrival of a request as absent, before any sweep', () => {
     const keys = new IdempotencyKeys([stored('a', 1)]);
     expect(keys.find({ ...stored('a', 0), createdAt: 1_000 + DAY })).toBeUndefined();
