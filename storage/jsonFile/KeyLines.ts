@@ -169,10 +169,10 @@ export class KeyLines {
         offsets.push(readFrom + newline - 1);
       }
     }
-    const readAll = from >= total;
-    if (!readAll && (await read(offset + length - 1, 1, scratch.read(1)))?.[0] !== CLOSE_BRACE) return false;
+    const readToEnd = from >= total;
+    if (!readToEnd && (await read(offset + length - 1, 1, scratch.read(1)))?.[0] !== CLOSE_BRACE) return false;
     // The queue may have moved on while the file was read (its front, what was encoded), or a whole write replaced the file.
-    if ((readAll && offsets.length !== end - start) || stopped() || !fits()) return false;
+    if ((readToEnd && offsets.length !== end - start) || stopped() || !fits()) return false;
     const found = Uint32Array.from(offsets);
     const listStart = offset - 1;
     const listEnd = offset + length;

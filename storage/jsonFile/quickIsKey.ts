@@ -10,7 +10,7 @@ const FINGERPRINT = /^[A-Za-z0-9_-]{1,128}$/;
 /** The last scope found sound: a file's keys come from a few API keys, so most are the one before. */
 let soundScope: string | undefined;
 
-const isScope = (value: unknown): boolean => {
+const isScopeText = (value: unknown): boolean => {
   if (value === soundScope) return true;
   if (typeof value !== 'string' || !SCOPE.test(value)) return false;
   soundScope = value;
@@ -32,7 +32,7 @@ export const quickIsKey = (value: unknown): value is IdempotencyKeyInFile => {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const { scope, key, fingerprint, petId, createdAt, expiresAt } = value as Record<string, unknown>;
   return (
-    isScope(scope) &&
+    isScopeText(scope) &&
     typeof key === 'string' &&
     KEY.test(key) &&
     typeof fingerprint === 'string' &&
