@@ -1,6 +1,6 @@
 /** @module The Idempotency-Keys a storage keeps in memory: a queue in arrival order, found by scope and key. */
 import type { IdempotencyKey, StoredIdempotencyKey } from '../core/PetStorage.js';
-import { CHUNK_KEYS, ELSEWHERE_NUMBER, fitsColumn, hashKey, KeyChunk } from './KeyChunk.js';
+import { CHUNK_KEYS, ELSEWHERE_NUMBER, fitsColumn, hashKey, KeyChunk, type KeyChunkParts } from './KeyChunk.js';
 import { DIGEST_BYTES, packDigest, unpackDigest } from './packedBase64Url.js';
 
 /** The first size of the lookup table; it doubles when three quarters full (see `isCrowded`). */
@@ -34,6 +34,33 @@ const flattened = (text: string): string => {
 /** What of a key is kept beside its chunk's columns. */
 type OddParts = Partial<Pick<StoredIdempotencyKey, 'key' | 'fingerprint' | 'petId' | 'createdAt' | 'expiresAt'>>;
 
+/**
+ * What a queue holds, as plain values, maps and typed arrays (see `IdempotencyKeys.snapshot`):
+ * a worker thread that read a file's keys hands its queue over so, the arrays' buffers
+ * transferred, not copied.
+ */
+export interface IdempotencyKeysSnapshot {
+  scopes: string[];
+  chunks: KeyChunkParts[];
+  chunkBase: number;
+  odd: Map<number, OddParts>;
+  table: Uint32Array;
+  listed: number;
+  seed: number;
+  first: number;
+  end: number;
+}
+
+/** The buffers of a snapshot's typed arrays, to transfer with it. */
+export const buffersOf = ({ chunks, table }: IdempotencyKeysSnapshot): ArrayBuffer[] => [
+  table.buffer as ArrayBuffer,
+  ...chunks.flatMap((chunk) =>
+    [chunk.scopeOf, chunk.hashes, chunk.petId, chunk.createdSince, chunk.digests, chunk.textAt, chunk.textLength, chunk.text].map(
+      (array) => array.buffer as ArrayBuffer,
+    ),
+  ),
+];
+
 /** A random 32-bit number: the seed of one queue's lookup hashes (see `hashKey`). */
 const randomSeed = (): number => crypto.getRandomValues(new Uint32Array(1))[0]!;
 
@@ -54,10 +81,10 @@ const randomSeed = (): number => crypto.getRandomValues(new Uint32Array(1))[0]!;
  * queue, unreachable, until the sweep reaches it.
  */
 export class IdempotencyKeys {
-  readonly #scopes: string[] = [];
+  #scopes: string[] = [];
   readonly #scopeNumbers = new Map<string, number>();
   /** The chunks holding the keys from `#chunkBase * CHUNK_KEYS` on. */
-  readonly #chunks: KeyChunk[] = [];
+  #chunks: KeyChunk[] = [];
   #chunkBase = 0;
   /** A chunk the front left, kept for the back's next one. */
   #spare: KeyChunk | undefined;
@@ -68,15 +95,15 @@ export class IdempotencyKeys {
    * creation time that does not fit a column (see `fitsColumn`), an expiry other than its
    * creation plus its chunk's lifetime.
    */
-  readonly #odd = new Map<number, OddParts>();
+  #odd = new Map<number, OddParts>();
   /**
    * The lookup: for each scope and key, its newest entry's sequence number (modulo
    * `MODULUS`, plus one; 0 is an empty place), at the place its hash gives or the first
    * empty place after it. Kept at most three quarters full.
    */
-  #table = new Uint32Array(INITIAL_TABLE);
+  #table: Uint32Array = new Uint32Array(INITIAL_TABLE);
   #listed = 0;
-  readonly #seed = randomSeed();
+  #seed = randomSeed();
   /** The last key `#place` hashed. */
   readonly #hashed = { key: '', scope: -1, hash: 0 };
   #first = 0;
@@ -86,6 +113,37 @@ export class IdempotencyKeys {
     // Keys read from a file arrive as an array: the table is made its size once, not doubled its way there.
     if (Array.isArray(keys)) while (isCrowded(keys.length, this.#table.length)) this.#table = new Uint32Array(this.#table.length * 2);
     for (const key of keys) this.add(key);
+  }
+
+  /** Everything the queue holds, to make it again with `fromSnapshot` (the snapshot shares its arrays: the queue is not used after). */
+  snapshot(): IdempotencyKeysSnapshot {
+    return {
+      scopes: this.#scopes,
+      chunks: this.#chunks.map((chunk) => chunk.parts()),
+      chunkBase: this.#chunkBase,
+      odd: this.#odd,
+      table: this.#table,
+      listed: this.#listed,
+      seed: this.#seed,
+      first: this.#first,
+      end: this.#end,
+    };
+  }
+
+  /** The queue a `snapshot` holds. */
+  static fromSnapshot(snapshot: IdempotencyKeysSnapshot): IdempotencyKeys {
+    const keys = new IdempotencyKeys();
+    keys.#scopes = snapshot.scopes;
+    for (const [number, scope] of snapshot.scopes.entries()) keys.#scopeNumbers.set(scope, number);
+    keys.#chunks = snapshot.chunks.map((parts) => new KeyChunk(parts));
+    keys.#chunkBase = snapshot.chunkBase;
+    keys.#odd = snapshot.odd;
+    keys.#table = snapshot.table;
+    keys.#listed = snapshot.listed;
+    keys.#seed = snapshot.seed;
+    keys.#first = snapshot.first;
+    keys.#end = snapshot.end;
+    return keys;
   }
 
   /** The sequence number of the oldest key kept. */

@@ -67,6 +67,21 @@ export const hashKey = (seed: number, scope: number, key: string): number => {
   return finish(hash ^ key.length);
 };
 
+/** What a chunk holds (see `KeyChunk.parts`). */
+export interface KeyChunkParts {
+  scopeOf: Uint32Array;
+  hashes: Uint32Array;
+  petId: Uint32Array;
+  createdBase: number;
+  createdSince: Uint32Array;
+  lifetime: number;
+  digests: Uint8Array;
+  textAt: Uint32Array;
+  textLength: Uint8Array;
+  text: Uint8Array;
+  textEnd: number;
+}
+
 /** The character codes of the text being read (one array for all chunks: they read one text at a time). */
 const codes: number[] = [];
 
@@ -75,36 +90,69 @@ const codes: number[] = [];
  * numbers and digest into the public arrays at its index, and its text through `writeText`,
  * which keeps it as bytes after the texts before it: a UUID as `crypto.randomUUID` writes it
  * in 16 bytes, other texts six bits a character when all are base64url ones (a
- * 22-character base64url token in 17 bytes), else one byte each. The owner fills a chunk from index 0 on and drops it whole once the queue's front
- * has passed it, so no array is ever copied to grow but the texts' (and a full chunk's
- * texts are cut to fit).
+ * 22-character base64url token in 17 bytes), else one byte each. The owner fills a chunk
+ * from index 0 on and drops it whole once the queue's front has passed it, so no array is
+ * ever copied to grow but the texts' (and a full chunk's texts are cut to fit).
  */
 export class KeyChunk {
-  readonly scopeOf = new Uint32Array(CHUNK_KEYS);
+  readonly scopeOf: Uint32Array;
   /** Each key's `hashKey`. */
-  readonly hashes = new Uint32Array(CHUNK_KEYS);
+  readonly hashes: Uint32Array;
   /** Each key's animal, or `ELSEWHERE_NUMBER` for an id that does not fit (see `fitsColumn`). */
-  readonly petId = new Uint32Array(CHUNK_KEYS);
+  readonly petId: Uint32Array;
   /** The creation time the chunk's first key was made at, in whole milliseconds: what `createdSince` counts from. */
-  createdBase = 0;
+  createdBase: number;
   /** Each key's creation less `createdBase`, or `ELSEWHERE_NUMBER` for one that does not fit (see `fitsColumn`). */
-  readonly createdSince = new Uint32Array(CHUNK_KEYS);
+  readonly createdSince: Uint32Array;
   /**
    * The lifetime (expiry less creation) of the chunk's first key, or NaN for one that does
    * not fit a column: the service gives every key the same one, so a key of another
    * lifetime (a setting changed, a file edited) has its expiry kept elsewhere.
    */
-  lifetime = Number.NaN;
-  readonly digests = new Uint8Array(CHUNK_KEYS * DIGEST_BYTES);
+  lifetime: number;
+  readonly digests: Uint8Array;
   /**
    * Where each key's text starts in `#text` (with `UUID` or `PACKED` when it is packed so), and its
    * length in characters (`ELSEWHERE` for a key the chunk does not keep).
    */
-  readonly #textAt = new Uint32Array(CHUNK_KEYS);
-  readonly #textLength = new Uint8Array(CHUNK_KEYS);
-  #text = new Uint8Array(INITIAL_TEXT_BYTES);
+  readonly #textAt: Uint32Array;
+  readonly #textLength: Uint8Array;
+  #text: Uint8Array;
   /** The bytes of `#text` in use: the texts of the keys before the next index. */
-  #textEnd = 0;
+  #textEnd: number;
+
+  /** An empty chunk, or one made again from what `parts` of another gave (in another thread, say). */
+  constructor(parts?: KeyChunkParts) {
+    this.scopeOf = parts?.scopeOf ?? new Uint32Array(CHUNK_KEYS);
+    this.hashes = parts?.hashes ?? new Uint32Array(CHUNK_KEYS);
+    this.petId = parts?.petId ?? new Uint32Array(CHUNK_KEYS);
+    this.createdBase = parts?.createdBase ?? 0;
+    this.createdSince = parts?.createdSince ?? new Uint32Array(CHUNK_KEYS);
+    this.lifetime = parts?.lifetime ?? Number.NaN;
+    this.digests = parts?.digests ?? new Uint8Array(CHUNK_KEYS * DIGEST_BYTES);
+    this.#textAt = parts?.textAt ?? new Uint32Array(CHUNK_KEYS);
+    this.#textLength = parts?.textLength ?? new Uint8Array(CHUNK_KEYS);
+    this.#text = parts?.text ?? new Uint8Array(INITIAL_TEXT_BYTES);
+    this.#textEnd = parts?.textEnd ?? 0;
+  }
+
+  /** Everything the chunk holds, as plain values and typed arrays (each over a buffer of its own, to transfer): see the constructor. */
+  parts(): KeyChunkParts {
+    const { scopeOf, hashes, petId, createdBase, createdSince, lifetime, digests } = this;
+    return {
+      scopeOf,
+      hashes,
+      petId,
+      createdBase,
+      createdSince,
+      lifetime,
+      digests,
+      textAt: this.#textAt,
+      textLength: this.#textLength,
+      text: this.#text,
+      textEnd: this.#textEnd,
+    };
+  }
 
   /** Keeps `key` as the text of the key at `index` (the chunk's next one) when `keepsText(key)`; answers whether it did. */
   writeText(index: number, key: string): boolean {

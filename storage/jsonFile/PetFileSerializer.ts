@@ -42,7 +42,7 @@ interface WrittenPets {
 const KEYS_LIST = '"idempotencyKeys":[';
 
 /** What `read` seeks: the list's opening up to its first line's line break. */
-const KEYS_OPENING = `${KEYS_LIST}\n`;
+export const KEYS_OPENING = `${KEYS_LIST}\n`;
 
 /** How many tail pieces are kept apart before they are joined into one. */
 const MAX_TAIL_PIECES = 64;

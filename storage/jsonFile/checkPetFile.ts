@@ -63,7 +63,7 @@ const petProblem = (pet: unknown, position: number): PetFileProblem => {
 };
 
 /** The first problem of the keys of a file of `format`, or `undefined`. */
-const keysProblem = (format: 1 | 2, keys: unknown[] | undefined): PetFileProblem | undefined => {
+export const keysProblem = (format: 1 | 2, keys: unknown[] | undefined): PetFileProblem | undefined => {
   if (format === 1)
     return keys === undefined ? undefined : { path: 'idempotencyKeys', message: 'is not a field of format 1 (write format 2)' };
   if (keys === undefined) return { path: 'idempotencyKeys', message: 'is missing (format 2 lists the Idempotency-Keys, [] for none)' };

@@ -2,9 +2,9 @@
 import { Low } from 'lowdb';
 import { DataFileError, DurableDataFile, DurableTextFile, type FileSystem, systemErrorReason } from '../durableFile/index.js';
 import { type PetChange, replayPetChanges } from './PetChange.js';
-import { emptyPetFileContent, type PetFileContent, toPetFileContent } from './PetFileContent.js';
+import { emptyPetFileContent, type PetFileContent } from './PetFileContent.js';
 import { PetFileSerializer } from './PetFileSerializer.js';
-import { parsePetFile } from './parsePetFile.js';
+import { readPetFileContent } from './readPetFileContent.js';
 
 /** The opened file: lowdb's `Low` (holding the only reference to the content), the file below it, and the serialiser of its bytes. */
 export interface PetFileDb {
@@ -32,9 +32,10 @@ export const openPetFileDb = async (realFile: string, name: string, fs: FileSyst
     const adapter = new DurableDataFile<PetFileContent, PetChange>(
       text,
       {
-        parse: (content) => {
-          const data = toPetFileContent(parsePetFile(content, name));
-          serializer.read(content, data, text.sizes.file);
+        parse: async (content) => {
+          const fileBytes = text.sizes.file;
+          const data = await readPetFileContent(content, name);
+          serializer.read(content, data, fileBytes);
           return data;
         },
         serialize: (data) => serializer.serialize(data),
