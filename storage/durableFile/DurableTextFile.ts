@@ -52,6 +52,8 @@ export class DurableTextFile {
   #ownership: Ownership;
   /** The handle `readOwnBytes` reads through, and the version it was opened at. */
   #reader: { version: FileVersion; handle: Promise<FileHandle | undefined> } | undefined;
+  /** Whether `release` ran: no reader is opened after it (it would never be closed). */
+  #released = false;
 
   private constructor(file: string, name: string, fs: FileSystem, handle: FileHandle, stats: BigIntStats, journal: Journal) {
     this.file = file;
@@ -136,6 +138,7 @@ export class DurableTextFile {
    */
   async readOwnBytes(offset: number, length: number, into?: Buffer): Promise<Buffer | undefined> {
     const version = this.#version;
+    if (this.#released) return undefined;
     try {
       const reader = await this.#readerOf(version);
       if (!reader) return undefined;
@@ -302,6 +305,7 @@ export class DurableTextFile {
 
   /** Closes the file and its journal (removed when empty), which releases its locks: another process may take it at once. */
   async release(): Promise<void> {
+    this.#released = true;
     await this.#journal.close();
     await this.#dropReader();
     const handles = new Set([this.#current, this.#opened]);

@@ -42,4 +42,23 @@ describe('A durable file gives back bytes of its own last write', () => {
     expect(await renamed.durable.readOwnBytes(0, 16)).toBeUndefined();
     await renamed.durable.release();
   });
+
+  it('Should read through one descriptor of its own, and hold none once released, even for a read after', async () => {
+    const { file, durable } = await takeWritten('0123456789abcdef'.repeat(1_000));
+    /** How many of this process's descriptors are open on the file. */
+    const descriptors = () =>
+      fs.readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return fs.readlinkSync(`/proc/self/fd/${fd}`) === fs.realpathSync(file);
+        } catch {
+          return false;
+        }
+      }).length;
+    const locked = descriptors();
+    for (let piece = 0; piece < 10; piece++) expect((await durable.readOwnBytes(piece * 1_000, 1_000))?.byteLength).toBe(1_000);
+    expect(descriptors()).toBe(locked + 1);
+    await durable.release();
+    expect(await durable.readOwnBytes(0, 16)).toBeUndefined();
+    expect(descriptors()).toBe(0);
+  });
 });
