@@ -174,8 +174,11 @@ export class PetFileSerializer {
   /**
    * Notes where the keys' lines lie in `text`, the file as just read (of `fileBytes` bytes),
    * whose keys `content` holds before its journal is replayed: the first whole write after a
-   * start then reads them back too. Only a file laid out as this serialiser writes it (the
-   * keys one a line) is found; `KeyLines.reuse` checks the lines again when they are read.
+   * start then copies them too. Only a file laid out as this serialiser writes it (the keys
+   * one a line) is found. `KeyLines.reuse` checks, a line at a time, the lines of the keys
+   * that expired before that write; the write copies the rest as the file holds them, which
+   * are the keys this text was parsed into (a layout edited by hand inside the list stays
+   * valid JSON, and is written one key a line once a check meets it).
    */
   read(text: string, content: PetFileContent, fileBytes: number): void {
     this.#serializedKeys = undefined;
