@@ -82,7 +82,8 @@ export class KeyLines {
         const from = Math.max(piece.start, keys.first);
         const copied = piece.copy(from, first, scratch);
         if (copied) parts.push(...copied);
-        else parts.push(this.#encoded(keys, from, piece.end).subarray(first ? 1 : 0));
+        // Keys a copied piece cannot find the lines of: encoded for this write alone.
+        else parts.push(this.#encode(keys, from, piece.end).bytes.subarray(first ? 1 : 0));
         continue;
       }
       const { start, bytes, offsets } = piece;
@@ -215,6 +216,12 @@ export class KeyLines {
     const start = this.encodedEnd(keys);
     if (start >= end) return;
     if (this.#pieces.length > 0 && this.#pieces.at(-1)!.end !== start) this.#pieces = [];
+    this.#pieces.push(this.#encode(keys, start, end));
+    this.#join();
+  }
+
+  /** The lines of keys `start` to `end`, encoded now, and where each starts. */
+  #encode(keys: IdempotencyKeys, start: number, end: number): EncodedPiece {
     let text = '';
     const offsets: number[] = [];
     for (let sequence = start; sequence < end; sequence++) {
@@ -235,17 +242,7 @@ export class KeyLines {
       }
     }
     this.#encodedBytes += bytes.byteLength;
-    this.#pieces.push({ start, end, bytes, offsets });
-    this.#join();
-  }
-
-  /** The lines of keys `start` to `end`, encoded now for one write: keys a copied piece cannot find the lines of. */
-  #encoded(keys: IdempotencyKeys, start: number, end: number): Buffer {
-    let text = '';
-    for (let sequence = start; sequence < end; sequence++) text += keyLine(keys.at(sequence));
-    const bytes = Buffer.from(text);
-    this.#encodedBytes += bytes.byteLength;
-    return bytes;
+    return { start, end, bytes, offsets };
   }
 
   /** Joins the small encoded pieces before the last (which stays apart, to be cut back alone) once there are enough of them. */
