@@ -44,9 +44,12 @@ export interface Appended {
   undo(keepIds: boolean): void;
 }
 
-/** A file's content as read, as a running storage holds it. */
-export const toPetFileContent = ({ nextId, pets, idempotencyKeys, sync }: PetFileData): PetFileContent => {
-  const content: PetFileContent = { format: PET_FILE_FORMAT, nextId, pets, idempotencyKeys: new IdempotencyKeys(idempotencyKeys) };
+/** A file's content as read, as a running storage holds it; its keys' queue made from its keys, unless given (built in a worker thread). */
+export const toPetFileContent = (
+  { nextId, pets, idempotencyKeys, sync }: PetFileData,
+  queue: IdempotencyKeys = new IdempotencyKeys(idempotencyKeys),
+): PetFileContent => {
+  const content: PetFileContent = { format: PET_FILE_FORMAT, nextId, pets, idempotencyKeys: queue };
   if (sync) content.sync = sync;
   return content;
 };

@@ -71,11 +71,7 @@ export const readPetFileContent = async (text: string, file: string): Promise<Pe
       data = undefined;
     }
     const queue = await keys;
-    if (data && queue) {
-      const content: PetFileContent = { format: data.format, nextId: data.nextId, pets: data.pets, idempotencyKeys: queue };
-      if (data.sync) content.sync = data.sync;
-      return content;
-    }
+    if (data && queue) return toPetFileContent(data, queue);
   }
   return toPetFileContent(parsePetFile(text, file));
 };
