@@ -51,13 +51,13 @@ export interface IdempotencyKeysSnapshot {
   end: number;
 }
 
-/** The buffers of a snapshot's typed arrays, to transfer with it. */
+/** The buffers of a snapshot's typed arrays (every array a chunk's parts hold, and the table), to transfer with it. */
 export const buffersOf = ({ chunks, table }: IdempotencyKeysSnapshot): ArrayBuffer[] => [
   table.buffer as ArrayBuffer,
-  ...chunks.flatMap((chunk) =>
-    [chunk.scopeOf, chunk.hashes, chunk.petId, chunk.createdSince, chunk.digests, chunk.textAt, chunk.textLength, chunk.text].map(
-      (array) => array.buffer as ArrayBuffer,
-    ),
+  ...chunks.flatMap((parts) =>
+    Object.values(parts)
+      .filter(ArrayBuffer.isView)
+      .map((array) => array.buffer as ArrayBuffer),
   ),
 ];
 
@@ -232,7 +232,7 @@ export class IdempotencyKeys {
       fingerprint: odd?.fingerprint ?? unpackDigest(chunk.digests, index * DIGEST_BYTES),
       petId: chunk.petId[index] === ELSEWHERE_NUMBER ? odd!.petId! : chunk.petId[index]!,
       createdAt: this.#createdAt(chunk, index, odd),
-      expiresAt: odd?.expiresAt ?? this.#createdAt(chunk, index, odd) + chunk.lifetime,
+      expiresAt: this.#expiry(chunk, index, odd),
     };
   }
 
@@ -288,7 +288,11 @@ export class IdempotencyKeys {
     const chunk = this.#chunkOf(sequence);
     const index = sequence % CHUNK_KEYS;
     // The map is empty but for keys from files edited by hand or settings changed: most lookups skip it.
-    const odd = this.#odd.size === 0 ? undefined : this.#odd.get(sequence);
+    return this.#expiry(chunk, index, this.#odd.size === 0 ? undefined : this.#odd.get(sequence));
+  }
+
+  /** The expiry of the key at `index` of `chunk`, whose odd parts are `odd`: its creation plus the chunk's lifetime, unless kept apart. */
+  #expiry(chunk: KeyChunk, index: number, odd: OddParts | undefined): number {
     return odd?.expiresAt ?? this.#createdAt(chunk, index, odd) + chunk.lifetime;
   }
 
