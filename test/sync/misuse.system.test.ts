@@ -206,7 +206,11 @@ describe('a kiosk during an outage', () => {
     expect(during.problem).toMatch(/cannot reach the hub/);
     // Back: the waiting animal goes up, and both times move.
     const back = await startHub(hubFile, hubPort);
-    await until(async () => (await statusOf(kiosk.url)).waiting === 0, 'the offline create pushed');
+    // A round pushes, then pulls: the status is read once both have answered, not between them.
+    await until(async () => {
+      const status = await statusOf(kiosk.url);
+      return status.waiting === 0 && status.lastPull !== before.lastPull;
+    }, 'the offline create pushed and a pull answered');
     const after = await statusOf(kiosk.url);
     expect(Date.parse(after.lastPush as string)).toBeGreaterThan(Date.parse(before.lastPush as string));
     expect(Date.parse(after.lastPull as string)).toBeGreaterThan(Date.parse(before.lastPull as string));
