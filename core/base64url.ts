@@ -3,21 +3,21 @@
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
 /**
- * Unpadded base64url of the first `length` bytes (all of them by default), by table: a
- * cursor is made per listed page and a payload digest per keyed create, so this is on the
- * hot path (a length, not a `subarray`, which costs more than the encoding).
+ * Unpadded base64url of the bytes from `start` up to `end` (all of them by default), by
+ * table: a cursor is made per listed page and a payload digest per keyed create, so this is
+ * on the hot path (bounds, not a `subarray`, which costs more than the encoding).
  */
-export const toBase64Url = (bytes: Uint8Array, length = bytes.length): string => {
+export const toBase64Url = (bytes: Uint8Array, end = bytes.length, start = 0): string => {
   let text = '';
-  let i = 0;
-  for (; i + 2 < length; i += 3) {
+  let i = start;
+  for (; i + 2 < end; i += 3) {
     const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
     text += BASE64URL[n >>> 18]! + BASE64URL[(n >>> 12) & 63]! + BASE64URL[(n >>> 6) & 63]! + BASE64URL[n & 63]!;
   }
-  if (i + 1 === length) {
+  if (i + 1 === end) {
     const n = bytes[i]! << 16;
     text += BASE64URL[n >>> 18]! + BASE64URL[(n >>> 12) & 63]!;
-  } else if (i + 2 === length) {
+  } else if (i + 2 === end) {
     const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8);
     text += BASE64URL[n >>> 18]! + BASE64URL[(n >>> 12) & 63]! + BASE64URL[(n >>> 6) & 63]!;
   }

@@ -1,4 +1,5 @@
 /** @module Base64url text (payload digests, most Idempotency-Keys) kept six bits a character, as bytes. */
+import { toBase64Url } from '../core/base64url.js';
 
 /** The base64url characters, each at the place of the six bits it stands for. */
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
@@ -23,14 +24,14 @@ export const isBase64UrlText = (text: string): boolean => {
 export const packedBytes = (characters: number): number => Math.ceil((characters * 6) / 8);
 
 /**
- * Writes `text` (every character a base64url one, see `isBase64UrlText`) into
- * `bytes[at …]`, six bits a character, first to last, the last byte padded with zero bits:
- * four characters to three bytes, as base64url decodes them.
+ * Writes the first `characters` characters of `text` (all by default; every one a base64url
+ * one, see `isBase64UrlText`) into `bytes[at …]`, six bits a character, first to last, the
+ * last byte padded with zero bits: four characters to three bytes, as base64url decodes them.
  */
-export const packBase64Url = (text: string, bytes: Uint8Array, at: number): void => {
+export const packBase64Url = (text: string, bytes: Uint8Array, at: number, characters = text.length): void => {
   let bits = 0;
   let count = 0;
-  for (let index = 0; index < text.length; index++) {
+  for (let index = 0; index < characters; index++) {
     bits = ((bits << 6) | VALUE[text.charCodeAt(index)]!) & 0xffff;
     count += 6;
     if (count >= 8) {
@@ -56,29 +57,34 @@ export const unpackBase64Url = (bytes: Uint8Array, at: number, characters: numbe
   }
 };
 
-/** How many bytes a packed digest takes. */
-export const DIGEST_BYTES = 24;
+/** How many bytes a packed digest takes: the service's payload fingerprints are 8 bytes of a SHA-256. */
+export const DIGEST_BYTES = 8;
 
-/** How many characters a packable digest has: 24 bytes, no padding, so every such text reads back exactly. */
-const DIGEST_LENGTH = 32;
+/** How many characters a digest has: 8 bytes in base64url, the last character's two low bits zero. */
+const DIGEST_LENGTH = 11;
+
+/** How many characters an earlier version's digests have: 24 bytes, of which a packed one keeps the first 8. */
+const OLDER_DIGEST_LENGTH = 32;
 
 /**
- * Packs `text` into `bytes[at … at + 23]` when it is 32 base64url characters (the service's
- * digests); answers false, changing nothing, for any other text. Kept so, a digest takes
- * 24 bytes where its string took 48 and was one more object for the garbage collector, a
- * hundred thousand of them at a day's keys.
+ * Packs `text`'s first 8 bytes into `bytes[at … at + 7]` when it is a digest the service
+ * makes (11 base64url characters that read back exactly) or made before (32 characters, whose
+ * first 8 bytes are all a fingerprint is compared by); answers false, changing nothing, for
+ * any other text. Kept so, a digest takes 8 bytes where its string took 32 and was one more
+ * object for the garbage collector, a hundred thousand of them at a day's keys.
  */
 export const packDigest = (text: string, bytes: Uint8Array, at: number): boolean => {
-  if (text.length !== DIGEST_LENGTH || !isBase64UrlText(text)) return false;
-  packBase64Url(text, bytes, at);
+  const older = text.length === OLDER_DIGEST_LENGTH;
+  if ((!older && text.length !== DIGEST_LENGTH) || !isBase64UrlText(text)) return false;
+  // The 11th character's two low bits are beyond the 64: an 11-character text with them set
+  // would not read back as written.
+  const eleventh = VALUE[text.charCodeAt(DIGEST_LENGTH - 1)]!;
+  if (!older && (eleventh & 3) !== 0) return false;
+  // Ten characters are 60 bits, 7 bytes and the high half of the 8th; the 11th gives the rest.
+  packBase64Url(text, bytes, at, DIGEST_LENGTH - 1);
+  bytes[at + DIGEST_BYTES - 1]! |= eleventh >>> 2;
   return true;
 };
 
-/** The character codes of the digest `unpackDigest` is reading (it reads one at a time). */
-const digestCodes: number[] = [];
-
-/** The text packed at `bytes[at …]` by `packDigest`, as a flat string. */
-export const unpackDigest = (bytes: Uint8Array, at: number): string => {
-  unpackBase64Url(bytes, at, DIGEST_LENGTH, digestCodes);
-  return String.fromCharCode.apply(null, digestCodes);
-};
+/** The text of the 8 bytes `packDigest` packed at `bytes[at …]`: 11 characters, as `toBase64Url` spells them. */
+export const unpackDigest = (bytes: Uint8Array, at: number): string => toBase64Url(bytes, at + DIGEST_BYTES, at);

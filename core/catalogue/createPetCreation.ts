@@ -1,6 +1,6 @@
 /** @module Creating animals: validation, and Idempotency-Keys that make a retried create safe. */
 import { AnimalStoreError } from '../AnimalStoreError.js';
-import { toBase64Url } from '../base64url.js';
+import { fromBase64Url, toBase64Url } from '../base64url.js';
 import { type Sha256, sha256Text } from '../digest.js';
 import { type MaybePromise, whenReady } from '../MaybePromise.js';
 import type { PetStorage } from '../PetStorage.js';
@@ -43,12 +43,35 @@ export interface PetCreationOptions {
 }
 
 /**
+ * How much of the payload's SHA-256 a fingerprint keeps: 64 bits, 11 base64url characters.
+ * A fingerprint only tells a retry from a different request with the same key (which only
+ * the key's own caller can send), so a chance of 2^-64 that two payloads read the same is
+ * plenty; every live key keeps one, and 8 bytes a key instead of 24 is a fifth of what a
+ * key costs the JSON file's and the memory storage's queue.
+ */
+const FINGERPRINT_BYTES = 8;
+
+/** How long a fingerprint an earlier version made is: 24 bytes of the digest, 32 characters. */
+const OLDER_FINGERPRINT_LENGTH = 32;
+
+/**
  * A digest of the request's meaning, not its bytes: the same animal sent twice, however
  * spelled, is the same payload. At once when the hash answers at once (a runtime's native
  * one), since every keyed create makes one.
  */
 const fingerprintOf = (sha256: Sha256, { name, categoryId, status }: NewPet): MaybePromise<string> =>
-  whenReady(sha256Text(sha256, JSON.stringify([name, categoryId, status])), (digest) => toBase64Url(digest, 24));
+  whenReady(sha256Text(sha256, JSON.stringify([name, categoryId, status])), (digest) => toBase64Url(digest, FINGERPRINT_BYTES));
+
+/**
+ * Whether a key's stored fingerprint is `fingerprint`'s payload: the same text, or one an
+ * earlier version made (32 characters, in a data file or a database it wrote) whose first
+ * 8 bytes are these, so a retry across an upgrade still replays.
+ */
+const isFingerprintOf = (stored: string, fingerprint: string): boolean => {
+  if (stored === fingerprint) return true;
+  const older = stored.length === OLDER_FINGERPRINT_LENGTH ? fromBase64Url(stored) : undefined;
+  return older !== undefined && toBase64Url(older, FINGERPRINT_BYTES) === fingerprint;
+};
 
 /**
  * Creates the creation step the catalogue and the HTTP route share. With a key, a create
@@ -92,7 +115,7 @@ export const createPetCreation = ({ storage, sha256, now, keyLifetimeSeconds }: 
           createdAt,
           expiresAt: createdAt + keyLifetimeSeconds * 1000,
         });
-        if (result.replayed && result.stored.fingerprint !== fingerprint) {
+        if (result.replayed && !isFingerprintOf(result.stored.fingerprint, fingerprint)) {
           throw new AnimalStoreError(
             'idempotency_key_reused',
             'This Idempotency-Key was used before for a different animal; use a new key for a new request.',

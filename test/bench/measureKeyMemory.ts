@@ -62,7 +62,7 @@ const measure = async (keyed: boolean) => {
     const newPet = { name: `Animal ${count}`.padEnd(nameLength, '.'), categoryId: 1 + (count % 7), status: 'available' as const };
     if (!keyed) await storage.create(newPet);
     else {
-      const fingerprint = createHash('sha256').update(String(count)).digest().subarray(0, 24).toString('base64url');
+      const fingerprint = createHash('sha256').update(String(count)).digest().subarray(0, 8).toString('base64url');
       await storage.createIdempotent(newPet, { scope, key: randomUUID(), fingerprint, createdAt: start, expiresAt: start + 86_400_000 });
     }
   };

@@ -22,7 +22,7 @@ export const seedWriteCostFile = (file: string, animals: number, keys: number): 
   const idempotencyKeys: StoredIdempotencyKey[] = Array.from({ length: keys }, (_, at) => ({
     scope: 'c0ffee'.repeat(11).slice(0, 64),
     key: `5f1c2a9e-0b7d-4c1e-9a2b-${at.toString(16).padStart(12, '0')}`,
-    fingerprint: createHash('sha256').update(`payload ${at}`).digest().subarray(0, 24).toString('base64url'),
+    fingerprint: createHash('sha256').update(`payload ${at}`).digest().subarray(0, 8).toString('base64url'),
     petId: (at % Math.max(1, animals)) + 1,
     createdAt: now - 1_000,
     expiresAt: now + 86_400_000,

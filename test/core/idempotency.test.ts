@@ -1,6 +1,8 @@
 /** @module Idempotency-Key on POST /pets (draft-ietf-httpapi-idempotency-key-header). */
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { PetStorage } from '../../core/PetStorage.js';
+import type { NewPet } from '../../core/schemas/NewPet.js';
 import { createMemoryStorage } from '../../storage/createMemoryStorage.js';
 import { errorOf, makeService, OTHER_KEY } from './helpers.js';
 
@@ -69,6 +71,34 @@ describe('Idempotency-Key', () => {
     release();
     expect((await first).status).toBe(201);
     expect((await post(rex, keyed('"slow"'))).headers.get('idempotent-replayed')).toBe('true');
+    expect(await listAll()).toHaveLength(1);
+  });
+
+  it('replays a key an earlier version stored with its 32-character fingerprint, and still refuses another payload', async () => {
+    // A storage that keeps each key's fingerprint as an earlier version made it (24 bytes of
+    // the SHA-256, not 8) and gives it back exactly, as PostgreSQL does.
+    const memory = createMemoryStorage();
+    const olderFingerprint = ({ name, categoryId, status }: NewPet) =>
+      createHash('sha256')
+        .update(JSON.stringify([name, categoryId, status]))
+        .digest()
+        .subarray(0, 24)
+        .toString('base64url');
+    const olderByKey = new Map<string, string>();
+    const older: PetStorage = {
+      ...memory,
+      async createIdempotent(pet, key) {
+        if (!olderByKey.has(key.key)) olderByKey.set(key.key, olderFingerprint(pet));
+        const result = await memory.createIdempotent(pet, key);
+        return result.replayed ? { ...result, stored: { ...result.stored, fingerprint: olderByKey.get(key.key)! } } : result;
+      },
+    };
+    const { post, listAll } = makeService({ storage: older });
+    expect((await post(rex, keyed('"before-upgrade"'))).status).toBe(201);
+    expect((await post(rex, keyed('"before-upgrade"'))).headers.get('idempotent-replayed')).toBe('true');
+    const reused = await post({ name: 'Tom', categoryId: 3 }, keyed('"before-upgrade"'));
+    expect(reused.status).toBe(422);
+    expect((await errorOf(reused)).code).toBe('idempotency_key_reused');
     expect(await listAll()).toHaveLength(1);
   });
 

@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createPetService } from '../../../core/index.js';
 import type { IdempotencyKey, StoredIdempotencyKey } from '../../../core/PetStorage.js';
 import type { Pet } from '../../../core/schemas/Pet.js';
 import { DurableTextFile } from '../../../storage/durableFile/index.js';
@@ -57,6 +59,42 @@ describe('Idempotency-Keys in the data file', () => {
     const created = await storage.createIdempotent(rex, keyAt('third', now));
     await storage.close();
     expect(fs.readFileSync(file, 'utf8')).toBe(formatTwo(6, [...pets, created.pet], [...keys, created.stored]));
+  });
+
+  it("Should replay, after an upgrade, a key the file holds with an earlier version's 32-character fingerprint, and refuse another payload", async () => {
+    const file = tempDataFile();
+    const apiKey = 'a-key-of-an-earlier-version';
+    const sha256 = (text: string) => createHash('sha256').update(text).digest();
+    const older = {
+      scope: sha256(apiKey).subarray(0, 6).toString('hex'),
+      key: 'order-7',
+      fingerprint: sha256(JSON.stringify([rex.name, rex.categoryId, rex.status]))
+        .subarray(0, 24)
+        .toString('base64url'),
+      petId: 1,
+      createdAt: Date.now() - 60_000,
+      expiresAt: Date.now() - 60_000 + 86_400_000,
+    };
+    fs.writeFileSync(file, formatTwo(2, [{ id: 1, ...rex }], [older]));
+    const storage = await openJsonFileStorage({ file });
+    const service = createPetService({ keys: [apiKey], storage });
+    const post = (body: object) =>
+      service(
+        new Request('http://localhost/v1/pets', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'idempotency-key': '"order-7"' },
+          body: JSON.stringify(body),
+        }),
+      );
+    const retry = await post(rex);
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(await retry.json()).toEqual({ id: 1, ...rex });
+    const reused = await post({ ...rex, name: 'Tom' });
+    expect(reused.status).toBe(422);
+    expect(((await reused.json()) as { code: string }).code).toBe('idempotency_key_reused');
+    await storage.close();
+    expect(parsePetFile(fs.readFileSync(file, 'utf8'), file).pets).toEqual([{ id: 1, ...rex }]);
   });
 
   it('Should let expired keys leave by the sweep, writing nothing for them, and the file when it is next written whole', async () => {

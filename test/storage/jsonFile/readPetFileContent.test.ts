@@ -28,7 +28,7 @@ const dataWith = (pets: number, keys: number, sync?: PetFileData['sync']): PetFi
       (_, at): StoredIdempotencyKey => ({
         scope: at % 3 === 0 ? SCOPE : 'ab'.repeat(32),
         key: at % 5 === 0 ? `order ${at}` : `5f1c2a9e-0b7d-4c1e-9a2b-${at.toString(16).padStart(12, '0')}`,
-        fingerprint: createHash('sha256').update(`payload ${at}`).digest().subarray(0, 24).toString('base64url'),
+        fingerprint: createHash('sha256').update(`payload ${at}`).digest().subarray(0, 8).toString('base64url'),
         petId: (at % pets) + 1,
         createdAt: NOW + at,
         expiresAt: NOW + at + 86_400_000,
