@@ -1,6 +1,6 @@
 /** @module The Idempotency-Keys a storage keeps in memory: a queue in arrival order, found by scope and key. */
 import type { IdempotencyKey, StoredIdempotencyKey } from '../core/PetStorage.js';
-import { CHUNK_KEYS, ELSEWHERE_NUMBER, fitsColumn, hashKey, KeyChunk, type KeyChunkParts } from './KeyChunk.js';
+import { CHUNK_KEYS, ELSEWHERE_NUMBER, ELSEWHERE_SCOPE, fitsColumn, hashKey, KeyChunk, type KeyChunkParts } from './KeyChunk.js';
 import { DIGEST_BYTES, packDigest, unpackDigest } from './packedBase64Url.js';
 
 /** The first size of the lookup table; it doubles when three quarters full (see `isCrowded`). */
@@ -32,7 +32,7 @@ const flattened = (text: string): string => {
 };
 
 /** What of a key is kept beside its chunk's columns. */
-type OddParts = Partial<Pick<StoredIdempotencyKey, 'key' | 'fingerprint' | 'petId' | 'createdAt' | 'expiresAt'>>;
+type OddParts = Partial<Pick<StoredIdempotencyKey, 'scope' | 'key' | 'fingerprint' | 'petId' | 'createdAt' | 'expiresAt'>>;
 
 /**
  * What a queue holds, as plain values, maps and typed arrays (see `IdempotencyKeys.snapshot`):
@@ -90,8 +90,9 @@ export class IdempotencyKeys {
   #spare: KeyChunk | undefined;
   /**
    * By sequence number, what of a key its chunk does not keep, exactly as given (files
-   * edited by hand, tests): a key text over 254 characters or beyond one byte a character,
-   * a fingerprint that is not one of the service's 32-character digests, a pet id or
+   * edited by hand, tests): the scope of a queue's 65,536th API key and later ones, a key
+   * text over 254 characters or beyond one byte a character, a fingerprint that is not one
+   * of the service's digests (see `packDigest`), a pet id or
    * creation time that does not fit a column (see `fitsColumn`), an expiry other than its
    * creation plus its chunk's lifetime.
    */
@@ -202,7 +203,8 @@ export class IdempotencyKeys {
       chunk.lifetime = fitsColumn(lifetime) ? lifetime : Number.NaN;
     }
     this.#end++;
-    chunk.scopeOf[index] = scope;
+    chunk.scopeOf[index] = Math.min(scope, ELSEWHERE_SCOPE);
+    if (scope >= ELSEWHERE_SCOPE) this.#keepOdd(sequence, { scope: stored.scope });
     const place = this.#place(scope, stored.key);
     chunk.hashes[index] = this.#hashed.hash;
     if (!chunk.writeText(index, stored.key)) this.#keepOdd(sequence, { key: flattened(stored.key) });
@@ -227,7 +229,7 @@ export class IdempotencyKeys {
     const index = sequence % CHUNK_KEYS;
     const odd = this.#odd.size === 0 ? undefined : this.#odd.get(sequence);
     return {
-      scope: this.#scopes[chunk.scopeOf[index]!]!,
+      scope: chunk.scopeOf[index] === ELSEWHERE_SCOPE ? odd!.scope! : this.#scopes[chunk.scopeOf[index]!]!,
       key: chunk.keeps(index) ? chunk.readText(index) : odd!.key!,
       fingerprint: odd?.fingerprint ?? unpackDigest(chunk.digests, index * DIGEST_BYTES),
       petId: chunk.petId[index] === ELSEWHERE_NUMBER ? odd!.petId! : chunk.petId[index]!,
@@ -335,7 +337,8 @@ export class IdempotencyKeys {
   #holds(sequence: number, hash: number, scope: number, key: string): boolean {
     const chunk = this.#chunkOf(sequence);
     const index = sequence % CHUNK_KEYS;
-    if (chunk.hashes[index] !== hash || chunk.scopeOf[index] !== scope) return false;
+    if (chunk.hashes[index] !== hash || chunk.scopeOf[index] !== Math.min(scope, ELSEWHERE_SCOPE)) return false;
+    if (scope >= ELSEWHERE_SCOPE && this.#odd.get(sequence)!.scope !== this.#scopes[scope]) return false;
     return chunk.keeps(index) ? chunk.textEquals(index, key) : this.#odd.get(sequence)!.key === key;
   }
 

@@ -1,6 +1,6 @@
 /** @module A run of consecutive Idempotency-Keys kept in typed arrays: their numbers, payload digests and texts. */
 import { DIGEST_BYTES, isBase64UrlText, packBase64Url, packedBytes, unpackBase64Url } from './packedBase64Url.js';
-import { isUuidText, packUuid, UUID_BYTES, unpackUuid } from './packedUuid.js';
+import { hexBytes, isHexText, isUuidText, packHex, packUuid, UUID_BYTES, unpackHex, unpackUuid } from './packedHex.js';
 
 /** How many keys one chunk holds: about 400 KB of arrays at the service's keys. */
 export const CHUNK_KEYS = 4096;
@@ -17,18 +17,43 @@ export const ELSEWHERE_NUMBER = 0xffffffff;
 /** Whether `value` fits a number column: a whole number from 0 up to, not including, `ELSEWHERE_NUMBER`. */
 export const fitsColumn = (value: number): boolean => Number.isInteger(value) && value >= 0 && value < ELSEWHERE_NUMBER;
 
-/** The flag on a text's place that says its characters are packed six bits each (all of them base64url). */
-const PACKED = 0x80000000;
+/** How a chunk keeps a text (see `kindOf`): its characters a byte each. */
+const PLAIN = 0;
 
-/** The flag on a text's place that says it is a UUID packed four bits a digit (see packedUuid). */
-const UUID = 0x40000000;
+/** A UUID in `crypto.randomUUID`'s spelling, in 16 bytes (see packedHex). */
+const UUID = 1;
 
-/** What of a text's place is the place itself, without its flags. */
+/** Lowercase hex digits, four bits each (see packedHex). */
+const HEX = 2;
+
+/** Base64url characters, six bits each (see packedBase64Url). */
+const BASE64URL = 3;
+
+/** How far a text's kind is shifted in its place: the place's two high bits. */
+const KIND_SHIFT = 30;
+
+/** What of a text's place is the place itself, without its kind. */
 const PLACE = 0x3fffffff;
 
+/** How `text` (one `keepsText` accepts) is kept: the densest packing its characters allow. */
+const kindOf = (text: string): number => (isUuidText(text) ? UUID : isHexText(text) ? HEX : isBase64UrlText(text) ? BASE64URL : PLAIN);
+
+/** The bytes a text of `length` characters takes, kept as `kind`. */
+const bytesOf = (kind: number, length: number): number =>
+  kind === UUID ? UUID_BYTES : kind === HEX ? hexBytes(length) : kind === BASE64URL ? packedBytes(length) : length;
+
+/** What `#alike` holds before the chunk's first text. */
+const NO_TEXT_YET = -1;
+
+/** What `#alike` holds once two of the chunk's texts differ in length or packing. */
+const UNLIKE = -2;
+
+/** What a scope column holds for a scope kept elsewhere: the 65,536th scope a queue met and those after. */
+export const ELSEWHERE_SCOPE = 0xffff;
+
 /**
- * The first size of a chunk's text bytes: a chunk of UUIDs (what our client and most others
- * send) fills it exactly. Texts that take more double it, and it shrinks to fit once the
+ * The first size of a chunk's text bytes: a chunk of UUIDs (what most clients send) fills
+ * it exactly. Texts that take more double it, and it shrinks to fit once the
  * chunk is full. (It began at 4 KB, and each chunk's texts were copied five times on their
  * way to 64 KB, leaving the C library's heap full of holes.)
  */
@@ -69,15 +94,17 @@ export const hashKey = (seed: number, scope: number, key: string): number => {
 
 /** What a chunk holds (see `KeyChunk.parts`). */
 export interface KeyChunkParts {
-  scopeOf: Uint32Array;
+  scopeOf: Uint16Array;
   hashes: Uint32Array;
   petId: Uint32Array;
   createdBase: number;
   createdSince: Uint32Array;
   lifetime: number;
   digests: Uint8Array;
-  textAt: Uint32Array;
-  textLength: Uint8Array;
+  /** Undefined while the chunk's texts are all alike (see `KeyChunk.#alike`). */
+  textAt: Uint32Array | undefined;
+  textLength: Uint8Array | undefined;
+  alike: number;
   text: Uint8Array;
   textEnd: number;
 }
@@ -89,13 +116,15 @@ const codes: number[] = [];
  * `CHUNK_KEYS` consecutive keys, in columns: their owner (IdempotencyKeys) writes a key's
  * numbers and digest into the public arrays at its index, and its text through `writeText`,
  * which keeps it as bytes after the texts before it: a UUID as `crypto.randomUUID` writes it
- * in 16 bytes, other texts six bits a character when all are base64url ones (a
- * 22-character base64url token in 17 bytes), else one byte each. The owner fills a chunk
+ * in 16 bytes, lowercase hex four bits a digit (32 digits in 16 bytes), other texts six bits
+ * a character when all are base64url ones (a 22-character base64url token in 17 bytes),
+ * else one byte each. The owner fills a chunk
  * from index 0 on and drops it whole once the queue's front has passed it, so no array is
  * ever copied to grow but the texts' (and a full chunk's texts are cut to fit).
  */
 export class KeyChunk {
-  readonly scopeOf: Uint32Array;
+  /** Each key's scope number, or `ELSEWHERE_SCOPE` for one kept elsewhere. */
+  readonly scopeOf: Uint16Array;
   /** Each key's `hashKey`. */
   readonly hashes: Uint32Array;
   /** Each key's animal, or `ELSEWHERE_NUMBER` for an id that does not fit (see `fitsColumn`). */
@@ -112,26 +141,35 @@ export class KeyChunk {
   lifetime: number;
   readonly digests: Uint8Array;
   /**
-   * Where each key's text starts in `#text` (with `UUID` or `PACKED` when it is packed so), and its
-   * length in characters (`ELSEWHERE` for a key the chunk does not keep).
+   * While every text so far has the same length and kind (the keys of one client, as a
+   * rule: UUIDs, our client's 22-character tokens, our kiosk page's 32 hex digits), their
+   * kind times 256 plus their length; the texts lie one after another, so a key's place is
+   * its index times their size, and `#textAt` and `#textLength` are not made: 5 bytes a key
+   * less. `NO_TEXT_YET` before the first, `UNLIKE` once two differ.
    */
-  readonly #textAt: Uint32Array;
-  readonly #textLength: Uint8Array;
+  #alike = NO_TEXT_YET;
+  /**
+   * Where each key's text starts in `#text` (its kind in the two high bits), and its
+   * length in characters (`ELSEWHERE` for a key the chunk does not keep); made when the texts stop being alike.
+   */
+  #textAt: Uint32Array | undefined;
+  #textLength: Uint8Array | undefined;
   #text: Uint8Array;
   /** The bytes of `#text` in use: the texts of the keys before the next index. */
   #textEnd: number;
 
   /** An empty chunk, or one made again from what `parts` of another gave (in another thread, say). */
   constructor(parts?: KeyChunkParts) {
-    this.scopeOf = parts?.scopeOf ?? new Uint32Array(CHUNK_KEYS);
+    this.scopeOf = parts?.scopeOf ?? new Uint16Array(CHUNK_KEYS);
     this.hashes = parts?.hashes ?? new Uint32Array(CHUNK_KEYS);
     this.petId = parts?.petId ?? new Uint32Array(CHUNK_KEYS);
     this.createdBase = parts?.createdBase ?? 0;
     this.createdSince = parts?.createdSince ?? new Uint32Array(CHUNK_KEYS);
     this.lifetime = parts?.lifetime ?? Number.NaN;
     this.digests = parts?.digests ?? new Uint8Array(CHUNK_KEYS * DIGEST_BYTES);
-    this.#textAt = parts?.textAt ?? new Uint32Array(CHUNK_KEYS);
-    this.#textLength = parts?.textLength ?? new Uint8Array(CHUNK_KEYS);
+    this.#textAt = parts?.textAt;
+    this.#textLength = parts?.textLength;
+    this.#alike = parts?.alike ?? NO_TEXT_YET;
     this.#text = parts?.text ?? new Uint8Array(INITIAL_TEXT_BYTES);
     this.#textEnd = parts?.textEnd ?? 0;
   }
@@ -149,6 +187,7 @@ export class KeyChunk {
       digests,
       textAt: this.#textAt,
       textLength: this.#textLength,
+      alike: this.#alike,
       text: this.#text,
       textEnd: this.#textEnd,
     };
@@ -156,30 +195,31 @@ export class KeyChunk {
 
   /** Keeps `key` as the text of the key at `index` (the chunk's next one) when `keepsText(key)`; answers whether it did. */
   writeText(index: number, key: string): boolean {
-    this.#textAt[index] = this.#textEnd;
     if (!keepsText(key)) {
-      this.#textLength[index] = ELSEWHERE;
+      this.#unlike(index);
+      this.#textAt![index] = this.#textEnd;
+      this.#textLength![index] = ELSEWHERE;
       return false;
     }
-    const uuid = isUuidText(key);
-    const packed = !uuid && isBase64UrlText(key);
-    const end = this.#textEnd + (uuid ? UUID_BYTES : packed ? packedBytes(key.length) : key.length);
+    const kind = kindOf(key);
+    const alike = kind * 256 + key.length;
+    if (this.#alike === NO_TEXT_YET && index === 0) this.#alike = alike;
+    else if (this.#alike !== alike) this.#unlike(index);
+    const end = this.#textEnd + bytesOf(kind, key.length);
     if (end > this.#text.length) {
       const text = new Uint8Array(Math.max(this.#text.length * 2, end));
       text.set(this.#text.subarray(0, this.#textEnd));
       this.#text = text;
     }
-    if (uuid) {
-      packUuid(key, this.#text, this.#textEnd);
-      this.#textAt[index] |= UUID;
-    } else if (packed) {
-      packBase64Url(key, this.#text, this.#textEnd);
-      this.#textAt[index] |= PACKED;
-    } else {
-      const text = this.#text;
-      for (let offset = 0, at = this.#textEnd; offset < key.length; offset++, at++) text[at] = key.charCodeAt(offset);
+    const text = this.#text;
+    if (kind === UUID) packUuid(key, text, this.#textEnd);
+    else if (kind === HEX) packHex(key, text, this.#textEnd);
+    else if (kind === BASE64URL) packBase64Url(key, text, this.#textEnd);
+    else for (let offset = 0, at = this.#textEnd; offset < key.length; offset++, at++) text[at] = key.charCodeAt(offset);
+    if (this.#textAt) {
+      this.#textAt[index] = this.#textEnd | (kind << KIND_SHIFT);
+      this.#textLength![index] = key.length;
     }
-    this.#textLength[index] = key.length;
     this.#textEnd = end;
     // The chunk's last key: its texts will not grow again, so they keep no spare bytes.
     if (index === CHUNK_KEYS - 1 && this.#textEnd < this.#text.length) this.#text = this.#text.slice(0, this.#textEnd);
@@ -188,7 +228,7 @@ export class KeyChunk {
 
   /** Whether the chunk keeps the text of the key at `index` (otherwise its owner does). */
   keeps(index: number): boolean {
-    return this.#textLength[index] !== ELSEWHERE;
+    return this.#textLength === undefined || this.#textLength[index] !== ELSEWHERE;
   }
 
   /** The text of the key at `index` (one the chunk keeps), as a flat string. */
@@ -200,7 +240,7 @@ export class KeyChunk {
 
   /** Whether the key at `index` (one the chunk keeps) is `key`. */
   textEquals(index: number, key: string): boolean {
-    if (key.length !== this.#textLength[index]) return false;
+    if (key.length !== this.#lengthOf(index)) return false;
     this.#readCodes(index);
     for (let offset = 0; offset < key.length; offset++) if (codes[offset] !== key.charCodeAt(offset)) return false;
     return true;
@@ -208,18 +248,55 @@ export class KeyChunk {
 
   /** Forgets the texts of the keys from `index` on (keys added by a write that failed, or all of them to use the chunk again). */
   dropTextsFrom(index: number): void {
-    this.#textEnd = index === 0 ? 0 : this.#textAt[index]! & PLACE;
+    if (index === 0) {
+      this.#textEnd = 0;
+      this.#alike = NO_TEXT_YET;
+      this.#textAt = undefined;
+      this.#textLength = undefined;
+    } else this.#textEnd = this.#placeOf(index) & PLACE;
+  }
+
+  /**
+   * From the key at `index` on, the texts are no longer alike: where each of the keys before
+   * it lies (one after another, each as long) is written down, as every later key's will be.
+   */
+  #unlike(index: number): void {
+    if (this.#textAt !== undefined) return;
+    const textAt = new Uint32Array(CHUNK_KEYS);
+    const textLength = new Uint8Array(CHUNK_KEYS);
+    if (this.#alike >= 0) {
+      for (let before = 0; before < index; before++) textAt[before] = this.#placeOf(before);
+      textLength.fill(this.#lengthOf(0), 0, index);
+    }
+    this.#textAt = textAt;
+    this.#textLength = textLength;
+    this.#alike = UNLIKE;
+  }
+
+  /** Where the text of the key at `index` starts in `#text`, its kind in the two high bits. */
+  #placeOf(index: number): number {
+    if (this.#textAt !== undefined) return this.#textAt[index]!;
+    const kind = this.#alike >>> 8;
+    return ((index * bytesOf(kind, this.#alike & 255)) | (kind << KIND_SHIFT)) >>> 0;
+  }
+
+  /** The length in characters of the key at `index`. */
+  #lengthOf(index: number): number {
+    return this.#textLength === undefined ? this.#alike & 255 : this.#textLength[index]!;
   }
 
   /** Sets `codes` to the character codes of the key at `index` (one the chunk keeps). */
   #readCodes(index: number): void {
-    const length = this.#textLength[index]!;
-    const place = this.#textAt[index]!;
-    if ((place & UUID) !== 0) unpackUuid(this.#text, place & PLACE, codes);
-    else if ((place & PACKED) !== 0) unpackBase64Url(this.#text, place & PLACE, length, codes);
+    const length = this.#lengthOf(index);
+    const place = this.#placeOf(index);
+    const at = place & PLACE;
+    const kind = place >>> KIND_SHIFT;
+    if (kind === UUID) unpackUuid(this.#text, at, codes);
+    else if (kind === HEX) unpackHex(this.#text, at, length, codes);
+    else if (kind === BASE64URL) unpackBase64Url(this.#text, at, length, codes);
     else {
       codes.length = length;
-      for (let offset = 0, at = place; offset < length; offset++, at++) codes[offset] = this.#text[at]!;
+      for (let offset = 0; offset < length; offset++) codes[offset] = this.#text[at + offset]!;
     }
   }
 }

@@ -50,6 +50,18 @@ describe('IdempotencyKeys', () => {
     expect(keys.at(keys.end - 1)).toEqual({ ...serviceKey(12_001), createdAt: serviceKey(12_001).createdAt + 0.5 });
   });
 
+  it('Should keep the scopes of more API keys than a scope column counts apart, each found under its own scope alone', () => {
+    const keys = new IdempotencyKeys();
+    const scopes = Array.from({ length: 70_000 }, (_, at) => at.toString(16));
+    const keyOf = (at: number) => ({ ...stored('same-key', at + 1, 0, scopes[at]), fingerprint: 'C1DBaWxuBvU' });
+    for (const at of scopes.keys()) keys.add(keyOf(at));
+    // The 65,536th scope on: its key is kept apart, the rest in the columns.
+    expect(keys.keptApart).toBe(70_000 - 65_535);
+    for (const at of [0, 65_534, 65_535, 65_536, 69_999]) expect(keys.find({ ...keyOf(at), createdAt: 5 })).toEqual(keyOf(at));
+    expect(keys.find({ ...stored('same-key', 0, 0, 'not-a-scope-seen'), createdAt: 5 })).toBeUndefined();
+    expect([...keys.values()]).toEqual(Array.from(scopes.keys(), keyOf));
+  });
+
   it('Should count a key expired by the arrival of a request as absent, before any sweep', () => {
     const keys = new IdempotencyKeys([stored('a', 1)]);
     expect(keys.find({ ...stored('a', 0), createdAt: 1_000 + DAY })).toBeUndefined();
@@ -180,9 +192,10 @@ class ModelKeys {
 }
 
 describe('IdempotencyKeys against a model', () => {
-  // Keys packed as UUIDs (four bits a digit), six bits a character (base64url ones, every
-  // length modulo 4, UUIDs spelled otherwise), kept a byte a character, and kept as strings
-  // (beyond one byte a character, 255 characters and more).
+  // Keys packed as UUIDs (four bits a digit), lowercase hex (four bits a digit, odd and even
+  // counts), six bits a character (base64url ones, every length modulo 4, UUIDs and hex
+  // spelled otherwise), kept a byte a character, and kept as strings (beyond one byte a
+  // character, 255 characters and more).
   const keyTexts = [
     '00000000-0000-0000-0000-000000000000',
     'ffffffff-ffff-4fff-bfff-ffffffffffff',
@@ -197,6 +210,11 @@ describe('IdempotencyKeys against a model', () => {
     '-_az',
     'f47ac10b-58cc-4372-a567-0e02b2c3d479',
     'F47AC10B58CC4372A5670E02B2C3D479',
+    'f47ac10b58cc4372a5670e02b2c3d479',
+    '0',
+    'abc',
+    'f'.repeat(254),
+    '0f1e2d3c4b5a69788796a5b4c3d2e1f0g',
     '',
     'é',
     'order 42',
@@ -219,9 +237,9 @@ describe('IdempotencyKeys against a model', () => {
       lifetime: fc.constantFrom(...lifetimes),
       late: fc.boolean(),
     }),
-    // Runs of keys alike (UUIDs, 22-character tokens as our client makes: a chunk then keeps no
+    // Runs of keys alike (UUIDs, 32 hex digits as our kiosk page makes, 22-character tokens as our client makes: a chunk then keeps no
     // place or length for them) or not (texts of every length, some kept apart).
-    fc.record({ addMany: fc.integer({ min: 1, max: 1_500 }), long: fc.boolean(), kind: fc.constantFrom('uuid', 'token', 'text') }),
+    fc.record({ addMany: fc.integer({ min: 1, max: 1_500 }), long: fc.boolean(), kind: fc.constantFrom('uuid', 'hex', 'token', 'text') }),
     fc.record({ sweep: fc.integer({ min: 1, max: 300 }), late: fc.nat(400) }),
     fc.record({ truncate: fc.nat(50) }),
   );
@@ -250,9 +268,11 @@ describe('IdempotencyKeys against a model', () => {
               const text =
                 step.kind === 'uuid'
                   ? `${(unique++).toString(16).padStart(8, '0')}-58cc-4372-a567-${count.toString(16).padStart(12, 'c')}`
-                  : step.kind === 'token'
-                    ? (unique++).toString(36).padStart(22, '_')
-                    : `${step.long ? 'l'.repeat(200) : ''}${unique++}-${count % 3 === 0 ? 'ü' : 'u'}`;
+                  : step.kind === 'hex'
+                    ? (unique++).toString(16).padStart(32, '0')
+                    : step.kind === 'token'
+                      ? (unique++).toString(36).padStart(22, '_')
+                      : `${step.long ? 'l'.repeat(200) : ''}${unique++}-${count % 3 === 0 ? 'ü' : 'u'}`;
               addBoth({ ...stored(text, unique, now, scopes[count % 2]), expiresAt: now + 50 + (count % 300) });
             }
           } else if ('sweep' in step) {

@@ -1,4 +1,7 @@
-/** @module UUIDs as `crypto.randomUUID` writes them (most Idempotency-Keys) kept four bits a digit, as bytes. */
+/**
+ * @module Lowercase hex texts kept four bits a digit, as bytes: UUIDs as `crypto.randomUUID`
+ * writes them (most Idempotency-Keys) and hex tokens (our kiosk page's, many clients').
+ */
 
 /** How many bytes a packed UUID takes: its 32 hex digits, two a byte. */
 export const UUID_BYTES = 16;
@@ -11,6 +14,9 @@ const isDashAt = (index: number): boolean => index === 8 || index === 13 || inde
 
 /** The value of a lowercase hex digit's character code, or -1. */
 const digitValue = (code: number): number => (code >= 48 && code <= 57 ? code - 48 : code >= 97 && code <= 102 ? code - 87 : -1);
+
+/** The character code of each four-bit value. */
+const HEX = Uint8Array.from('0123456789abcdef', (char) => char.charCodeAt(0));
 
 /**
  * Whether `text` is a UUID as `crypto.randomUUID` writes it: 36 characters, lowercase hex
@@ -40,9 +46,6 @@ export const packUuid = (text: string, bytes: Uint8Array, at: number): void => {
   }
 };
 
-/** The character code of each four-bit value. */
-const HEX = Uint8Array.from('0123456789abcdef', (char) => char.charCodeAt(0));
-
 /** Sets `codes` to the character codes of the UUID `packUuid` wrote at `bytes[at …]`. */
 export const unpackUuid = (bytes: Uint8Array, at: number, codes: number[]): void => {
   codes.length = UUID_LENGTH;
@@ -53,5 +56,31 @@ export const unpackUuid = (bytes: Uint8Array, at: number, codes: number[]): void
     codes[index++] = HEX[value >>> 4]!;
     if (isDashAt(index)) codes[index++] = 45;
     codes[index++] = HEX[value & 15]!;
+  }
+};
+
+/** Whether every character of `text` is a lowercase hex digit (an uppercase one is kept another way, to read back as it came). */
+export const isHexText = (text: string): boolean => {
+  for (let index = 0; index < text.length; index++) if (digitValue(text.charCodeAt(index)) < 0) return false;
+  return true;
+};
+
+/** How many bytes `packHex` takes for a text of `digits` digits. */
+export const hexBytes = (digits: number): number => Math.ceil(digits / 2);
+
+/** Writes the hex text `text` (see `isHexText`) into `bytes[at …]`, two digits a byte, the last byte's low half zero for an odd count. */
+export const packHex = (text: string, bytes: Uint8Array, at: number): void => {
+  for (let index = 0; index < text.length; index += 2) {
+    const low = index + 1 < text.length ? digitValue(text.charCodeAt(index + 1)) : 0;
+    bytes[at++] = (digitValue(text.charCodeAt(index)) << 4) | low;
+  }
+};
+
+/** Sets `codes` to the character codes of the `digits` digits `packHex` wrote at `bytes[at …]`. */
+export const unpackHex = (bytes: Uint8Array, at: number, digits: number, codes: number[]): void => {
+  codes.length = digits;
+  for (let index = 0; index < digits; index++) {
+    const value = bytes[at + (index >>> 1)]!;
+    codes[index] = HEX[(index & 1) === 0 ? value >>> 4 : value & 15]!;
   }
 };
