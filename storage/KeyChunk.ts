@@ -52,12 +52,14 @@ const UNLIKE = -2;
 export const ELSEWHERE_SCOPE = 0xffff;
 
 /**
- * The first size of a chunk's text bytes: a chunk of UUIDs (what most clients send) fills
- * it exactly. Texts that take more double it, and it shrinks to fit once the
- * chunk is full. (It began at 4 KB, and each chunk's texts were copied five times on their
- * way to 64 KB, leaving the C library's heap full of holes.)
+ * The fewest bytes a chunk's texts get room for. The first text makes room for a chunk of
+ * texts like it (see `writeText`), which a chunk's then fill exactly as a rule; texts that
+ * take more double it, and it shrinks to fit once the chunk is full. (Room began at 4 KB
+ * and doubled, and each chunk's texts were copied five times on their way to 64 KB, leaving
+ * the C library's heap full of holes; then at 64 KB, which a chunk of 22-character tokens
+ * outgrew, to 128 KB and a copy back to 68 KB.)
  */
-const INITIAL_TEXT_BYTES = CHUNK_KEYS * UUID_BYTES;
+const FEWEST_TEXT_BYTES = 4096;
 
 /**
  * Whether a chunk keeps `text`: at most 254 characters, each in one byte (code below 256).
@@ -170,7 +172,7 @@ export class KeyChunk {
     this.#textAt = parts?.textAt;
     this.#textLength = parts?.textLength;
     this.#alike = parts?.alike ?? NO_TEXT_YET;
-    this.#text = parts?.text ?? new Uint8Array(INITIAL_TEXT_BYTES);
+    this.#text = parts?.text ?? new Uint8Array(0);
     this.#textEnd = parts?.textEnd ?? 0;
   }
 
@@ -206,7 +208,11 @@ export class KeyChunk {
     if (this.#alike === NO_TEXT_YET && index === 0) this.#alike = alike;
     else if (this.#alike !== alike) this.#unlike(index);
     const end = this.#textEnd + bytesOf(kind, key.length);
-    if (end > this.#text.length) {
+    if (this.#textEnd === 0) {
+      // The chunk's first text: room for 4,096 like it (a chunk left spare has it already).
+      const room = Math.max(CHUNK_KEYS * end, FEWEST_TEXT_BYTES);
+      if (this.#text.length !== room) this.#text = new Uint8Array(room);
+    } else if (end > this.#text.length) {
       const text = new Uint8Array(Math.max(this.#text.length * 2, end));
       text.set(this.#text.subarray(0, this.#textEnd));
       this.#text = text;
