@@ -71,12 +71,13 @@ const randomSeed = (): number => crypto.getRandomValues(new Uint32Array(1))[0]!;
  *
  * Each key has a sequence number (0, 1, 2, … in arrival order, never reused) and is kept in
  * columns of typed arrays, a chunk of 4,096 keys at a time (see KeyChunk): its numbers, its
- * payload digest packed, a scope number instead of the scope's 64 characters, its text as
- * bytes (a UUID in 16). It is found through an open-addressing table of its own (linear
- * probing, at most three quarters full) rather than a `Map` of strings. A key then costs 65
- * to 75 bytes and gives the garbage collector nothing to visit, where a string and a map
- * entry per key cost 180 (see docs/bounds.md); chunks are added and dropped whole, so no
- * column is copied to grow.
+ * payload digest packed (8 bytes), a scope number instead of the scope's 64 characters, its
+ * text as bytes (a UUID or 32 hex digits in 16). It is found through an open-addressing
+ * table of its own (linear probing, at most three quarters full) rather than a `Map` of
+ * strings. A key then costs 44 to 50 bytes (up to about 60 when a chunk's texts differ in
+ * length) and gives the garbage collector nothing to visit, where a string and a map entry
+ * per key cost 180 (see docs/bounds.md); chunks are added and dropped whole, so no column
+ * is copied to grow.
  * A key that replaces an expired one with the same scope and key leaves the old one in the
  * queue, unreachable, until the sweep reaches it.
  */
