@@ -17,17 +17,17 @@ export const ELSEWHERE_NUMBER = 0xffffffff;
 /** Whether `value` fits a number column: a whole number from 0 up to, not including, `ELSEWHERE_NUMBER`. */
 export const fitsColumn = (value: number): boolean => Number.isInteger(value) && value >= 0 && value < ELSEWHERE_NUMBER;
 
-/** How a chunk keeps a text (see `kindOf`): its characters a byte each. */
-const PLAIN = 0;
+/** How a chunk keeps a text (see `textKindOf`): its characters a byte each. */
+const PLAIN_TEXT = 0;
 
 /** A UUID in `crypto.randomUUID`'s spelling, in 16 bytes (see packedHex). */
-const UUID = 1;
+const UUID_TEXT = 1;
 
 /** Lowercase hex digits, four bits each (see packedHex). */
-const HEX = 2;
+const HEX_TEXT = 2;
 
 /** Base64url characters, six bits each (see packedBase64Url). */
-const BASE64URL = 3;
+const BASE64URL_TEXT = 3;
 
 /** How far a text's kind is shifted in its place: the place's two high bits. */
 const KIND_SHIFT = 30;
@@ -36,11 +36,12 @@ const KIND_SHIFT = 30;
 const PLACE = 0x3fffffff;
 
 /** How `text` (one `keepsText` accepts) is kept: the densest packing its characters allow. */
-const kindOf = (text: string): number => (isUuidText(text) ? UUID : isHexText(text) ? HEX : isBase64UrlText(text) ? BASE64URL : PLAIN);
+const textKindOf = (text: string): number =>
+  isUuidText(text) ? UUID_TEXT : isHexText(text) ? HEX_TEXT : isBase64UrlText(text) ? BASE64URL_TEXT : PLAIN_TEXT;
 
 /** The bytes a text of `length` characters takes, kept as `kind`. */
 const bytesOf = (kind: number, length: number): number =>
-  kind === UUID ? UUID_BYTES : kind === HEX ? hexBytes(length) : kind === BASE64URL ? packedBytes(length) : length;
+  kind === UUID_TEXT ? UUID_BYTES : kind === HEX_TEXT ? hexBytes(length) : kind === BASE64URL_TEXT ? packedBytes(length) : length;
 
 /** What `#alike` holds before the chunk's first text. */
 const NO_TEXT_YET = -1;
@@ -203,7 +204,7 @@ export class KeyChunk {
       this.#textLength![index] = ELSEWHERE;
       return false;
     }
-    const kind = kindOf(key);
+    const kind = textKindOf(key);
     const alike = kind * 256 + key.length;
     if (this.#alike === NO_TEXT_YET && index === 0) this.#alike = alike;
     else if (this.#alike !== alike) this.#unlike(index);
@@ -218,9 +219,9 @@ export class KeyChunk {
       this.#text = text;
     }
     const text = this.#text;
-    if (kind === UUID) packUuid(key, text, this.#textEnd);
-    else if (kind === HEX) packHex(key, text, this.#textEnd);
-    else if (kind === BASE64URL) packBase64Url(key, text, this.#textEnd);
+    if (kind === UUID_TEXT) packUuid(key, text, this.#textEnd);
+    else if (kind === HEX_TEXT) packHex(key, text, this.#textEnd);
+    else if (kind === BASE64URL_TEXT) packBase64Url(key, text, this.#textEnd);
     else for (let offset = 0, at = this.#textEnd; offset < key.length; offset++, at++) text[at] = key.charCodeAt(offset);
     if (this.#textAt) {
       this.#textAt[index] = this.#textEnd | (kind << KIND_SHIFT);
@@ -297,9 +298,9 @@ export class KeyChunk {
     const place = this.#placeOf(index);
     const at = place & PLACE;
     const kind = place >>> KIND_SHIFT;
-    if (kind === UUID) unpackUuid(this.#text, at, codes);
-    else if (kind === HEX) unpackHex(this.#text, at, length, codes);
-    else if (kind === BASE64URL) unpackBase64Url(this.#text, at, length, codes);
+    if (kind === UUID_TEXT) unpackUuid(this.#text, at, codes);
+    else if (kind === HEX_TEXT) unpackHex(this.#text, at, length, codes);
+    else if (kind === BASE64URL_TEXT) unpackBase64Url(this.#text, at, length, codes);
     else {
       codes.length = length;
       for (let offset = 0; offset < length; offset++) codes[offset] = this.#text[at + offset]!;
