@@ -7,7 +7,7 @@ const WAIT_MILLISECONDS = 10_000;
 /**
  * Takes the exclusive Web Lock named after the database, waiting while another worker or tab
  * holds it; resolves with the function that releases it. Where there are no Web Locks (Node
- * with fake-indexeddb), there is nothing to share the database with, and nothing is taken.
+ * before 24), there is nothing to share the database with, and nothing is taken.
  * Rejects with `storage_unavailable` when the lock stays taken: two writers could give one
  * id to two animals, as each keeps the catalogue in memory.
  */

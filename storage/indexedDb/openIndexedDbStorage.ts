@@ -80,7 +80,10 @@ const opened = (factory: IDBFactory, name: string): Promise<IDBDatabase> => {
  * "relaxed" in 121, where a commit is not yet on disk), and reaches memory only once it has
  * committed, so nothing a failed write tried is ever seen. Writes run one after another, in
  * the order made. One storage per database is open at a time in a browser (an exclusive Web
- * Lock, held until `close`): another opener waits for it, up to 10 s.
+ * Lock, held until `close`): another opener waits for it, up to 10 s. A factory of the
+ * caller's own (fake-indexeddb's, in Node) holds databases no other worker or tab sees, so
+ * no lock is taken for it: Node 24 has Web Locks, and two such factories' databases of one
+ * name are two catalogues.
  */
 export const openIndexedDbStorage = async ({
   name = 'animal-store',
@@ -90,7 +93,7 @@ export const openIndexedDbStorage = async ({
 }: IndexedDbStorageOptions = {}): Promise<IndexedDbStorage> => {
   if (indexedDB === undefined)
     throw new TypeError('This runtime has no IndexedDB: an IndexedDB storage runs in a browser or a service worker.');
-  const release = await holdDatabaseLock(name);
+  const release = indexedDB === globalThis.indexedDB ? await holdDatabaseLock(name) : () => {};
   const db = await opened(indexedDB, name).catch((error: unknown) => {
     release();
     throw unavailable(error);

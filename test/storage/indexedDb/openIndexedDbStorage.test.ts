@@ -4,7 +4,7 @@
  * and a refused write storing nothing.
  */
 import { IDBFactory, IDBObjectStore } from 'fake-indexeddb';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AnimalStoreError } from '../../../core/AnimalStoreError.js';
 import type { PetStorage } from '../../../core/PetStorage.js';
 import { type IndexedDbStorage, openIndexedDbStorage } from '../../../storage/indexedDb/openIndexedDbStorage.js';
@@ -34,6 +34,69 @@ const storages = {
 describeStorageContract('IndexedDB storage', storages.create);
 
 describeSyncContract('IndexedDB storage', storages);
+
+const rex = { name: 'Rex', categoryId: 3, status: 'available' as const };
+
+/**
+ * Web Locks as browsers and Node 24 have them, for Node 20: one holder of a name at a time,
+ * the others granted it in turn once the holder's callback settles, or refused when their
+ * signal aborts first.
+ */
+const exclusiveLocks = () => {
+  const tails = new Map<string, Promise<unknown>>();
+  return {
+    request(name: string, { signal }: { signal?: AbortSignal }, callback: () => Promise<unknown>) {
+      const before = tails.get(name) ?? Promise.resolve();
+      let aborted = false;
+      const granted = new Promise<void>((resolve, reject) => {
+        signal?.addEventListener('abort', () => {
+          aborted = true;
+          reject(signal.reason);
+        });
+        void before.then(() => resolve());
+      });
+      const held = granted.then(() => (aborted ? undefined : callback()));
+      tails.set(
+        name,
+        before.then(() => held).catch(() => {}),
+      );
+      return held;
+    },
+  };
+};
+
+describe('IndexedDB storage where Web Locks exist', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  it("Should open storages on factories of their own side by side: their databases are no other worker's", async () => {
+    vi.stubGlobal('navigator', { locks: exclusiveLocks() });
+    const first = await openIndexedDbStorage({ indexedDB: new IDBFactory() });
+    const second = await openIndexedDbStorage({ indexedDB: new IDBFactory() });
+    expect((await first.create(rex)).id).toBe(1);
+    expect((await second.create(rex)).id).toBe(1);
+    await Promise.all([first.close(), second.close()]);
+  });
+
+  it("Should let one storage at a time hold the environment's own database, the next opening once it closes", async () => {
+    vi.stubGlobal('navigator', { locks: exclusiveLocks() });
+    vi.stubGlobal('indexedDB', new IDBFactory());
+    const first = await openIndexedDbStorage();
+    await first.create(rex);
+    let secondOpened = false;
+    const second = openIndexedDbStorage().then((storage) => {
+      secondOpened = true;
+      return storage;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(secondOpened).toBe(false);
+    await first.close();
+    const reopened = await second;
+    expect(await reopened.list({ after: 0, limit: 10 })).toEqual([{ id: 1, ...rex }]);
+    await reopened.close();
+  });
+});
 
 describe('IndexedDB storage syncing, whatever it is sent', () => {
   itKeepsOneAnimalPerId('IndexedDB storage', storages, 60);
