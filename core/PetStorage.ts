@@ -23,6 +23,17 @@ export interface PetPageRequest {
 }
 
 /**
+ * How much of the payload's SHA-256 a key's `fingerprint` holds: 8 bytes, as 11 base64url
+ * characters. A fingerprint only tells a retry from a different request with the same key
+ * (which only the key's own caller can send), so a chance of 2^-64 that two payloads read
+ * the same is plenty; a storage that keeps keys in memory keeps 8 bytes a key, not 24.
+ */
+export const FINGERPRINT_BYTES = 8;
+
+/** How long a fingerprint an earlier version made is: 24 bytes of the digest, 32 base64url characters. */
+export const OLDER_FINGERPRINT_LENGTH = 32;
+
+/**
  * An Idempotency-Key as the service hands it to a storage, to keep with the animal it creates
  * (draft-ietf-httpapi-idempotency-key-header).
  */
@@ -31,7 +42,7 @@ export interface IdempotencyKey {
   scope: string;
   /** The key as the client sent it. */
   key: string;
-  /** A digest of the request's payload, to tell a retry from a different request under the same key. */
+  /** A digest of the request's payload, to tell a retry from a different request under the same key (see `FINGERPRINT_BYTES`). */
   fingerprint: string;
   /** When the request arrived, in milliseconds since the epoch; stored keys expired by then count as absent. */
   createdAt: number;

@@ -1,5 +1,6 @@
 /** @module Base64url text (payload digests, most Idempotency-Keys) kept six bits a character, as bytes. */
 import { toBase64Url } from '../core/base64url.js';
+import { FINGERPRINT_BYTES, OLDER_FINGERPRINT_LENGTH } from '../core/PetStorage.js';
 
 /** The base64url characters, each at the place of the six bits it stands for. */
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
@@ -57,14 +58,11 @@ export const unpackBase64Url = (bytes: Uint8Array, at: number, characters: numbe
   }
 };
 
-/** How many bytes a packed digest takes: the service's payload fingerprints are 8 bytes of a SHA-256. */
-export const DIGEST_BYTES = 8;
+/** How many bytes a packed digest takes: a payload fingerprint's (see `FINGERPRINT_BYTES`). */
+export const DIGEST_BYTES = FINGERPRINT_BYTES;
 
-/** How many characters a digest has: 8 bytes in base64url, the last character's two low bits zero. */
-const DIGEST_LENGTH = 11;
-
-/** How many characters an earlier version's digests have: 24 bytes, of which a packed one keeps the first 8. */
-const OLDER_DIGEST_LENGTH = 32;
+/** How many characters a digest has: 8 bytes in base64url (11), the last character's two low bits zero. */
+const DIGEST_LENGTH = Math.ceil((DIGEST_BYTES * 8) / 6);
 
 /**
  * Packs `text`'s first 8 bytes into `bytes[at … at + 7]` when it is a digest the service
@@ -74,7 +72,7 @@ const OLDER_DIGEST_LENGTH = 32;
  * object for the garbage collector, a hundred thousand of them at a day's keys.
  */
 export const packDigest = (text: string, bytes: Uint8Array, at: number): boolean => {
-  const older = text.length === OLDER_DIGEST_LENGTH;
+  const older = text.length === OLDER_FINGERPRINT_LENGTH;
   if ((!older && text.length !== DIGEST_LENGTH) || !isBase64UrlText(text)) return false;
   // The 11th character's two low bits are beyond the 64: an 11-character text with them set
   // would not read back as written.

@@ -3,7 +3,7 @@ import { AnimalStoreError } from '../AnimalStoreError.js';
 import { fromBase64Url, toBase64Url } from '../base64url.js';
 import { type Sha256, sha256Text } from '../digest.js';
 import { type MaybePromise, whenReady } from '../MaybePromise.js';
-import type { PetStorage } from '../PetStorage.js';
+import { FINGERPRINT_BYTES, OLDER_FINGERPRINT_LENGTH, type PetStorage } from '../PetStorage.js';
 import { NEW_PET_FIELDS, NewPet } from '../schemas/NewPet.js';
 import type { Pet } from '../schemas/Pet.js';
 import { validate } from '../validate.js';
@@ -41,18 +41,6 @@ export interface PetCreationOptions {
   /** How long a key is kept after its first request, in seconds. */
   keyLifetimeSeconds: number;
 }
-
-/**
- * How much of the payload's SHA-256 a fingerprint keeps: 64 bits, 11 base64url characters.
- * A fingerprint only tells a retry from a different request with the same key (which only
- * the key's own caller can send), so a chance of 2^-64 that two payloads read the same is
- * plenty; every live key keeps one, and 8 bytes a key instead of 24 is a fifth of what a
- * key costs the JSON file's and the memory storage's queue.
- */
-const FINGERPRINT_BYTES = 8;
-
-/** How long a fingerprint an earlier version made is: 24 bytes of the digest, 32 characters. */
-const OLDER_FINGERPRINT_LENGTH = 32;
 
 /**
  * A digest of the request's meaning, not its bytes: the same animal sent twice, however
