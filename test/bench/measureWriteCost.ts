@@ -4,9 +4,11 @@
  * `/proc/PID/io`), 50 creates one after another, plain then keyed, at 1,000, 100,000 and
  * 1,000,000 animals and at 100,000 live Idempotency-Keys; how long each start took to serve;
  * then keyed against plain creates under wrk (50 connections, a new key per keyed create),
- * in three pairs of 12 s windows on one file of 100,000 keys, keys piling up. Needs a build
+ * in three pairs of 12 s windows on one file of 100,000 keys, keys piling up. Each pair runs in
+ * turns (plain 2 s, keyed 2 s, six times), so the machine's slow spells, which move a lone 12 s
+ * window by a fifth on a shared host, fall on both kinds alike. Needs a build
  * (`npm run build`) and wrk. Run `npm run bench -- --only write-cost` or
- * `npx tsx test/bench/measureWriteCost.ts [--sizes 1000,100000,1000000] [--seconds 12] [--windows 3]`.
+ * `npx tsx test/bench/measureWriteCost.ts [--sizes 1000,100000,1000000] [--seconds 12] [--windows 3] [--turns 6]`.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,20 +19,34 @@ import { killLeftoverProcessesOnExit, spawnNode } from '../support/nodeProcess.j
 import { REPO_ROOT, waitForListening } from '../support/startCli.js';
 import { seedWriteCostFile } from './seedWriteCostFile.js';
 
-const { values: args } = parseArgs({
-  options: {
-    sizes: { type: 'string', default: '1000,100000,1000000' },
-    keys: { type: 'string', default: '100000' },
-    seconds: { type: 'string', default: '12' },
-    windows: { type: 'string', default: '3' },
-    creates: { type: 'string', default: '50' },
-  },
-});
-const sizes = args.sizes.split(',').map(Number);
-const liveKeys = Number(args.keys);
-const seconds = Number(args.seconds);
-const windows = Number(args.windows);
-const creates = Number(args.creates);
+/** What the bench measures (the command line's flags of the same names; `liveKeys` is `--keys`). */
+export interface WriteCostSettings {
+  /** The catalogue sizes of the files without keys, in animals. */
+  sizes: number[];
+  /** The live keys of the keyed files and of the loaded one. */
+  liveKeys: number;
+  /** Seconds of plain and of keyed creates in each window. */
+  seconds: number;
+  windows: number;
+  /** Turns a window takes, plain then keyed, each `seconds / turns` long (whole seconds: wrk's). */
+  turns: number;
+  /** Creates one after another per figure of bytes written. */
+  creates: number;
+}
+
+/** As `npm run bench -- --only write-cost` measures. */
+export const DEFAULT_WRITE_COST: WriteCostSettings = {
+  sizes: [1_000, 100_000, 1_000_000],
+  liveKeys: 100_000,
+  seconds: 12,
+  windows: 3,
+  turns: 6,
+  creates: 50,
+};
+
+/** As `npm run bench -- --only write-cost --quick` measures: proof that the bench runs, in seconds. */
+export const QUICK_WRITE_COST: WriteCostSettings = { sizes: [1_000], liveKeys: 2_000, seconds: 2, windows: 1, turns: 2, creates: 5 };
+
 const KEY = 'write-cost-bench-key-0123456789';
 const BIN = path.join(REPO_ROOT, 'dist', 'adapters', 'cli.js');
 const SCRIPT = path.join(REPO_ROOT, 'test', 'bench', 'wrk', 'createKeyed.lua');
@@ -55,7 +71,7 @@ const stop = async (server: ReturnType<typeof spawnNode>) => {
 };
 
 /** Bytes written per create and milliseconds per create, over `creates` creates one after another. */
-const oneAfterAnother = async (url: string, pid: number, keyed: boolean) => {
+const oneAfterAnother = async (url: string, pid: number, keyed: boolean, creates: number) => {
   const before = writeBytes(pid);
   const started = performance.now();
   for (let count = 0; count < creates; count++) {
@@ -68,11 +84,11 @@ const oneAfterAnother = async (url: string, pid: number, keyed: boolean) => {
   return { bytes: (writeBytes(pid) - before) / creates, ms: (performance.now() - started) / creates };
 };
 
-/** Creates a second under wrk for `seconds`, plain or keyed. */
-const wrk = (url: string, keyed: boolean): number => {
+/** Creates answered under wrk in `duration` seconds, plain or keyed, and the seconds wrk measured. */
+const wrk = (url: string, keyed: boolean, duration: number): { requests: number; seconds: number } => {
   const answer = spawnSync(
     'wrk',
-    ['--threads', '1', '--connections', '50', '--duration', `${seconds}s`, '--timeout', '10s', '-s', SCRIPT].concat([
+    ['--threads', '1', '--connections', '50', '--duration', `${duration}s`, '--timeout', '10s', '-s', SCRIPT].concat([
       '-H',
       `Authorization: Bearer ${KEY}`,
       '-H',
@@ -86,13 +102,32 @@ const wrk = (url: string, keyed: boolean): number => {
   const result = JSON.parse(line) as { requests: number; durationUs: number; statusErrors: number; timeouts: number };
   if (result.statusErrors + result.timeouts > 0)
     throw new Error(`wrk met ${result.statusErrors} error answers and ${result.timeouts} timeouts`);
-  return result.requests / (result.durationUs / 1e6);
+  return { requests: result.requests, seconds: result.durationUs / 1e6 };
+};
+
+/** Plain and keyed creates a second over one window: `seconds` of each, in `turns` alternating turns. */
+const windowOfTurns = (url: string, { seconds, turns }: WriteCostSettings): { plain: number; keyed: number } => {
+  const plain = { requests: 0, seconds: 0 };
+  const keyed = { requests: 0, seconds: 0 };
+  const add = (total: typeof plain, run: typeof plain) => {
+    total.requests += run.requests;
+    total.seconds += run.seconds;
+  };
+  for (let turn = 0; turn < turns; turn++) {
+    add(plain, wrk(url, false, seconds / turns));
+    add(keyed, wrk(url, true, seconds / turns));
+  }
+  return { plain: plain.requests / plain.seconds, keyed: keyed.requests / keyed.seconds };
 };
 
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 
 /** Measures and prints the Markdown tables; resolves with the rows. */
-export const measureWriteCost = async (log: (line: string) => void = console.log) => {
+export const measureWriteCost = async (settings: WriteCostSettings = DEFAULT_WRITE_COST, log: (line: string) => void = console.log) => {
+  const { sizes, liveKeys, seconds, windows, turns, creates } = settings;
+  // wrk takes whole seconds.
+  if (!(turns >= 1 && Number.isInteger(seconds / turns)))
+    throw new Error(`${seconds} s is not a whole number of seconds in each of ${turns} turns`);
   if (!fs.existsSync(BIN)) throw new Error(`no build: run \`npm run build\` first (${BIN} is missing)`);
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'animal-store-write-cost-'));
   try {
@@ -108,8 +143,8 @@ export const measureWriteCost = async (log: (line: string) => void = console.log
       const { server, url, startSeconds } = await start(file);
       // Let the start's own work (the background encoding of the file's bytes) settle first.
       await new Promise((resolve) => setTimeout(resolve, 3_000));
-      const plain = await oneAfterAnother(url, server.child.pid!, false);
-      const keyed = await oneAfterAnother(url, server.child.pid!, true);
+      const plain = await oneAfterAnother(url, server.child.pid!, false, creates);
+      const keyed = await oneAfterAnother(url, server.child.pid!, true, creates);
       await stop(server);
       fs.rmSync(file, { force: true });
       rows.push({ animals, keys, size, startSeconds, plain, keyed });
@@ -122,12 +157,13 @@ export const measureWriteCost = async (log: (line: string) => void = console.log
     const { server, url } = await start(file);
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     log('');
-    log(`| window (${seconds} s, 50 connections) | plain creates/s | keyed creates/s | keyed/plain | server RSS after |`);
+    log(
+      `| window (${seconds} s each, ${turns} turns, 50 connections) | plain creates/s | keyed creates/s | keyed/plain | server RSS after |`,
+    );
     log('| ---: | ---: | ---: | ---: | ---: |');
     const load = [];
     for (let window = 1; window <= windows; window++) {
-      const plain = wrk(url, false);
-      const keyed = wrk(url, true);
+      const { plain, keyed } = windowOfTurns(url, settings);
       const rss = Number(/^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))![1]) / 1024;
       load.push({ plain, keyed, rss });
       log(`| ${window} | ${Math.round(plain)} | ${Math.round(keyed)} | ${(keyed / plain).toFixed(2)} | ${rss.toFixed(0)} MB |`);
@@ -140,6 +176,23 @@ export const measureWriteCost = async (log: (line: string) => void = console.log
 };
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values } = parseArgs({
+    options: {
+      sizes: { type: 'string', default: DEFAULT_WRITE_COST.sizes.join(',') },
+      keys: { type: 'string', default: String(DEFAULT_WRITE_COST.liveKeys) },
+      seconds: { type: 'string', default: String(DEFAULT_WRITE_COST.seconds) },
+      windows: { type: 'string', default: String(DEFAULT_WRITE_COST.windows) },
+      turns: { type: 'string', default: String(DEFAULT_WRITE_COST.turns) },
+      creates: { type: 'string', default: String(DEFAULT_WRITE_COST.creates) },
+    },
+  });
   killLeftoverProcessesOnExit();
-  await measureWriteCost();
+  await measureWriteCost({
+    sizes: values.sizes.split(',').map(Number),
+    liveKeys: Number(values.keys),
+    seconds: Number(values.seconds),
+    windows: Number(values.windows),
+    turns: Number(values.turns),
+    creates: Number(values.creates),
+  });
 }

@@ -36,7 +36,8 @@
  *   npm run bench -- --only write-cost what a create costs the disk (issue 30): bytes written per
  *                                      create (/proc/PID/io) at 1k, 100k and 1M animals and 100,000
  *                                      keys, plain and keyed, and keyed/plain under wrk in three
- *                                      windows (test/bench/measureWriteCost.ts; builds first)
+ *                                      windows (test/bench/measureWriteCost.ts; builds first; with
+ *                                      --quick, 1,000 animals and one 4 s window)
  */
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -176,8 +177,8 @@ const main = async () => {
       process.exitCode = 1;
       return;
     }
-    const { measureWriteCost } = await import('./measureWriteCost.js');
-    await measureWriteCost();
+    const { measureWriteCost, DEFAULT_WRITE_COST, QUICK_WRITE_COST } = await import('./measureWriteCost.js');
+    await measureWriteCost(args.quick ? QUICK_WRITE_COST : DEFAULT_WRITE_COST);
     return;
   }
   if (only?.length === 1 && only[0] === 'sync') {
