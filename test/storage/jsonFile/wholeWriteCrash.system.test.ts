@@ -7,11 +7,17 @@ import { tempDataFile } from '../../support/tempFolder.js';
 const rex = { name: 'Rex', categoryId: 3, status: 'available' } as const;
 
 /**
- * Runs the flood child on `file` until it acknowledged at least `atLeast` keys and a random
- * moment more, then kills it with SIGKILL (or, `after-rename`, until it kills itself);
- * answers what it acknowledged.
+ * Runs the flood child on `file` until it acknowledged at least `atLeast` keys and `ready()`
+ * holds (within 30 s), and a random moment more, then kills it with SIGKILL (or,
+ * `after-rename`, until it kills itself); answers what it acknowledged.
  */
-const floodAndKill = async (file: string, prefix: string, atLeast: number, crash = ''): Promise<Map<string, number>> => {
+const floodAndKill = async (
+  file: string,
+  prefix: string,
+  atLeast: number,
+  crash = '',
+  ready: () => boolean = () => true,
+): Promise<Map<string, number>> => {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/storage/jsonFile/keyedFloodChild.ts', file, prefix, crash], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -28,7 +34,14 @@ const floodAndKill = async (file: string, prefix: string, atLeast: number, crash
   });
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_, signal) => resolve(signal)));
   if (crash === '') {
-    while (acknowledged.size < atLeast) await new Promise((resolve) => setTimeout(resolve, 2));
+    const deadline = Date.now() + 30_000;
+    while (acknowledged.size < atLeast || !ready()) {
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`after 30 s of creates (${acknowledged.size} acknowledged) the flood was still not ready to be killed`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
     await new Promise((resolve) => setTimeout(resolve, Math.random() * 40));
     child.kill('SIGKILL');
   }
@@ -59,10 +72,13 @@ describe('a data file written whole alongside a flood of keyed creates, killed w
   it('Should keep every acknowledged key with its animal, each stored once, kill after kill', { timeout: 120_000 }, async () => {
     const file = tempDataFile();
     const everything = new Map<string, number>();
-    // Each flood more than doubles what the file holds, so the document is written whole during each.
+    // Each flood more than doubles what the file holds, so the document is written whole
+    // during each; the kill waits for the first such write (on a busy disk its fsyncs can
+    // take longer than the creates), then comes at a random moment of those that follow.
     for (const [round, atLeast] of [300, 800, 2_000, 5_000].entries()) {
       const writtenBefore = fs.existsSync(file) ? fs.statSync(file, { bigint: true }).mtimeNs : 0n;
-      for (const [key, id] of await floodAndKill(file, `round-${round}`, atLeast)) everything.set(key, id);
+      const writtenWhole = () => (fs.statSync(file, { bigint: true, throwIfNoEntry: false })?.mtimeNs ?? 0n) > writtenBefore;
+      for (const [key, id] of await floodAndKill(file, `round-${round}`, atLeast, '', writtenWhole)) everything.set(key, id);
       expect(fs.statSync(file, { bigint: true }).mtimeNs).toBeGreaterThan(writtenBefore);
       await expectEveryKeyOnce(file, everything);
     }
