@@ -49,6 +49,9 @@ const floodAndKill = async (
   return acknowledged;
 };
 
+/** When the document was last written (a whole write puts a new file in place; appends go to the journal), or 0 before it exists. */
+const writtenAt = (file: string): bigint => fs.statSync(file, { bigint: true, throwIfNoEntry: false })?.mtimeNs ?? 0n;
+
 /** Opens the file as a start after the crash would, and checks every key replays its animal, no animal stored twice. */
 const expectEveryKeyOnce = async (file: string, acknowledged: Map<string, number>) => {
   const storage = await openJsonFileStorage({ file });
@@ -76,10 +79,10 @@ describe('a data file written whole alongside a flood of keyed creates, killed w
     // during each; the kill waits for the first such write (on a busy disk its fsyncs can
     // take longer than the creates), then comes at a random moment of those that follow.
     for (const [round, atLeast] of [300, 800, 2_000, 5_000].entries()) {
-      const writtenBefore = fs.existsSync(file) ? fs.statSync(file, { bigint: true }).mtimeNs : 0n;
-      const writtenWhole = () => (fs.statSync(file, { bigint: true, throwIfNoEntry: false })?.mtimeNs ?? 0n) > writtenBefore;
+      const writtenBefore = writtenAt(file);
+      const writtenWhole = () => writtenAt(file) > writtenBefore;
       for (const [key, id] of await floodAndKill(file, `round-${round}`, atLeast, '', writtenWhole)) everything.set(key, id);
-      expect(fs.statSync(file, { bigint: true }).mtimeNs).toBeGreaterThan(writtenBefore);
+      expect(writtenAt(file)).toBeGreaterThan(writtenBefore);
       await expectEveryKeyOnce(file, everything);
     }
   });
