@@ -65,6 +65,12 @@ export class PetFile {
   #compactAfter = 0;
   /** Set by `close`: the file is released, and nothing may read (and so lock) it again. */
   #closed = false;
+  /**
+   * The JSON of the sync part the document and the journal's lines hold in effect, as this
+   * process last wrote it in a line; `undefined` when not known for sure (after opening, a
+   * reload, a whole write or a failed write), so the next line writes it.
+   */
+  #syncWritten: string | undefined;
 
   /** Owns the data file opened by `openPetFileDb` (see there for what opening checks). */
   constructor(
@@ -134,6 +140,7 @@ export class PetFile {
     data.nextId = Math.max(data.nextId, this.#idFloor);
     this.#idFloor = data.nextId;
     this.#holdsFailedAnimals = false;
+    this.#syncWritten = undefined;
     this.#serializer.forgetAll();
     this.#preparation.replaced();
     this.#onReload();
@@ -212,10 +219,13 @@ export class PetFile {
       if (this.#holdsFailedAnimals || this.#data.journal.dirty) await this.#writeWhole();
       else {
         const keys = this.#db.data.idempotencyKeys;
-        const spot = await this.#data.append(this.#changeOf(appended));
+        const { change, syncText } = this.#changeOf(appended);
+        const spot = await this.#data.append(change);
+        this.#syncWritten = syncText;
         this.#serializer.appended(spot, keys, appended.before.keys);
       }
     } catch (error) {
+      this.#syncWritten = undefined;
       const landed = error instanceof DurableWriteError && error.replaced;
       appended.undo(landed);
       this.#serializer.forgetFrom(appended.before.pets);
@@ -238,6 +248,7 @@ export class PetFile {
   /** Writes the file whole (emptying the journal); once it is the file, the serialiser may read its bytes back. */
   async #writeWhole(): Promise<void> {
     await this.#replacing;
+    this.#syncWritten = undefined;
     await this.#db.write();
     this.#serializer.written();
   }
@@ -275,11 +286,18 @@ export class PetFile {
     });
   }
 
-  /** What one write added, for the journal. */
-  #changeOf({ entries }: Appended): PetChange {
+  /**
+   * What one write added, for the journal, and the JSON of the sync part in effect after it.
+   * The line carries the sync part only when it changed since the last line this process
+   * wrote: replay keeps the sync part of a line without one, and a hub's lease list, which
+   * grows with every block leased, would otherwise be written again with each create and push.
+   */
+  #changeOf({ entries }: Appended): { change: PetChange; syncText: string | undefined } {
     const { nextId, sync } = this.#db.data;
     const keys = entries.flatMap(({ stored }) => (stored ? [stored] : []));
-    return { nextId, pets: entries.map(({ pet }) => pet), keys, sync };
+    const syncText = sync === undefined ? undefined : JSON.stringify(sync);
+    const changed = syncText !== undefined && syncText !== this.#syncWritten;
+    return { change: { nextId, pets: entries.map(({ pet }) => pet), keys, sync: changed ? sync : undefined }, syncText };
   }
 
   /**

@@ -49,6 +49,34 @@ describe('JSON-file storage syncing, on disk', () => {
     await reopened.close();
   });
 
+  it('Should write a hub’s lease list into a journal line only when it changed, and start from such lines as from full ones', async () => {
+    const file = tempDataFile();
+    const hub = await openJsonFileStorage({ file });
+    const rex = { name: 'Rex', categoryId: 3, status: 'available' } as const;
+    const blocks = [await hub.sync.lease('ab12', 10), await hub.sync.lease('cd34', 10)];
+    await hub.create(rex);
+    await hub.sync.store('ab12', [{ ...rex, id: blocks[0]!.first }]);
+    const third = await hub.sync.lease('ab12', 10);
+    await hub.create(rex);
+    // A crash now leaves the document and these lines: a copy of the two, read as a start reads them.
+    const lines = fs.readFileSync(`${file}.journal`, 'utf8').trim().split('\n');
+    const crashed = tempDataFile();
+    fs.copyFileSync(file, crashed);
+    fs.copyFileSync(`${file}.journal`, `${crashed}.journal`);
+    await hub.close();
+
+    // The leases, the create, the push, the lease, the create: only the leases' lines hold the list.
+    const syncParts = lines.map((line) => (JSON.parse(line.slice(line.indexOf(' ') + 1)) as { sync?: { leases: unknown[] } }).sync);
+    expect(syncParts.map((sync) => sync?.leases.length)).toEqual([1, 2, undefined, undefined, 3, undefined]);
+    const afterCrash = await openJsonFileStorage({ file: crashed });
+    const leases = [...blocks, third].map(({ first, last }, at) => ({ scope: at === 1 ? 'cd34' : 'ab12', first, last }));
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).sync).toEqual({ leases });
+    await expect(afterCrash.sync.store('cd34', [{ ...rex, id: third.first }])).rejects.toMatchObject({ code: 'forbidden' });
+    await afterCrash.sync.store('ab12', [{ ...rex, id: third.first }]);
+    await afterCrash.close();
+    expect(JSON.parse(fs.readFileSync(crashed, 'utf8')).sync).toEqual({ leases });
+  });
+
   it('Should refuse to open a syncing file whose ids repeat, naming the place', async () => {
     const file = tempDataFile();
     fs.writeFileSync(
