@@ -14,7 +14,12 @@ export interface IdBlock {
 export interface KioskState {
   /** The hub this catalogue joined (its URL as given), so a file never silently joins another. */
   hub: string;
-  /** Every block of ids the hub leased to this kiosk, in the order leased. */
+  /**
+   * The blocks of ids the hub leased to this kiosk that it still needs, ascending: each with
+   * an id not given yet or an animal not pushed yet, and always the last one leased. Spent
+   * blocks are dropped when a push is recorded or a block added, so the list stays short
+   * for a kiosk's life.
+   */
   blocks: IdBlock[];
   /** The next id a local create gets, inside one of `blocks`; 0 while no leased id is left. */
   nextId: number;
@@ -60,7 +65,8 @@ export interface StoreResult {
  * - Animals stored by `store` or `insertPulled` keep their ids and arrive at the end of the
  *   arrival order, so pagers and pull checkpoints never miss them.
  * - No storage ever holds two animals with one id: a kiosk refuses `lease` and `store`
- *   (`sync_conflict`, 409), `addBlock` refuses a block overlapping ids held or another block,
+ *   (`sync_conflict`, 409), `addBlock` refuses a block holding ids held or starting at or
+ *   below the last id of a block leased before (a hub leases ascending),
  *   and any write that would still add an id held is refused before anything is written.
  */
 export interface SyncStorage {
@@ -102,7 +108,7 @@ export interface SyncStorage {
    * as a hub, or leased ids from (or holds animals of) another hub.
    */
   join(hub: string): Promise<KioskState>;
-  /** Kiosk: keeps a block the hub leased to it; resolves once durable. */
+  /** Kiosk: keeps a block the hub leased to it, dropping the blocks that spent; resolves once durable. */
   addBlock(block: IdBlock): Promise<void>;
   /**
    * Kiosk: up to `limit` animals made here (ids in its blocks) after `pushedThrough`, in
@@ -112,7 +118,10 @@ export interface SyncStorage {
   unpushed(limit: number): Promise<{ pets: Pet[]; through: number }>;
   /** Kiosk: how many animals made here wait to be pushed. */
   waiting(): Promise<number>;
-  /** Kiosk: records, durably, that push dealt with everything through the animal `through`. */
+  /**
+   * Kiosk: records, durably, that push dealt with everything through the animal `through`,
+   * and drops the blocks that spent in the same write (see `KioskState.blocks`).
+   */
   markPushed(through: number): Promise<void>;
   /**
    * Kiosk: inserts the pulled animals it does not hold yet (by id: its own come back and are

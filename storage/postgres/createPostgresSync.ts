@@ -145,6 +145,7 @@ export const createPostgresSync = (db: PostgresConnection, where: string, arriva
         if (checkKioskBlock(kiosk, block, () => held)) return;
         await client.query(sql.addBlock, [block.first, block.last]);
         if (kiosk.nextId === 0) await client.query(sql.setNextId, [block.first]);
+        await client.query(sql.dropSpentBlocks);
       }),
     async unpushed(limit) {
       const kiosk = await readKiosk((text) => read(text));
@@ -168,6 +169,7 @@ export const createPostgresSync = (db: PostgresConnection, where: string, arriva
     async markPushed(through) {
       await write(async (client) => {
         await client.query(sql.markPushed, [through]);
+        await client.query(sql.dropSpentBlocks);
       });
     },
     insertPulled: (pets, checkpoint) =>

@@ -40,6 +40,8 @@ export interface SyncStatements {
   waiting: string;
   /** `$1` through: moves `pushed_through` there, if that is forward in arrival order. */
   markPushed: string;
+  /** Drops the kiosk's spent blocks: every id given and none waiting to be pushed; the last block stays (see `dropSpentBlocks`). */
+  dropSpentBlocks: string;
   /** `$1` checkpoint: the kiosk's pull checkpoint. */
   setCheckpoint: string;
 }
@@ -94,5 +96,11 @@ export const syncStatements = (quoted: string): SyncStatements => ({
     WHERE EXISTS (SELECT FROM ${quoted}.sync_kiosk_blocks AS b WHERE b.first_id <= p.id AND p.id <= b.last_id)`,
   markPushed: `UPDATE ${quoted}.sync_kiosk SET pushed_through = $1
     WHERE ${arrivalOf(quoted, '$1::bigint')} > ${arrivalOf(quoted, 'pushed_through')}`,
+  // Each block is one range probe of the pets primary key.
+  dropSpentBlocks: `DELETE FROM ${quoted}.sync_kiosk_blocks AS b USING ${quoted}.sync_kiosk AS k
+    WHERE b.first_id < (SELECT max(x.first_id) FROM ${quoted}.sync_kiosk_blocks AS x)
+      AND (k.next_id = 0 OR b.last_id < k.next_id)
+      AND NOT EXISTS (SELECT FROM ${quoted}.pets AS p
+        WHERE p.id BETWEEN b.first_id AND b.last_id AND p.arrival > ${arrivalOf(quoted, 'k.pushed_through')})`,
   setCheckpoint: `UPDATE ${quoted}.sync_kiosk SET checkpoint = $1`,
 });

@@ -130,17 +130,26 @@ export const idsLeft = (kiosk: KioskState): number => {
 
 /**
  * Whether the block is one the kiosk keeps already (a repeat, which changes nothing); refuses
- * one that overlaps another of its blocks or holds an id this kiosk holds an animal with
- * (`heldIn(first, last)` says whether it holds any id in that range): a hub whose storage
- * was replaced or restored from a backup leases ids again, and taking them could give one
- * id to two animals.
+ * one that starts at or below the last id of a block it keeps (a hub leases ascending, so
+ * such a block overlaps, or lies below, ids it leased to this kiosk before) or holds an id
+ * this kiosk holds an animal with (`heldIn(first, last)` says whether it holds any id in that
+ * range): a hub whose storage was replaced or restored from a backup leases ids again, and
+ * taking them could give one id to two animals. Comparing with the last block, not with
+ * every block, keeps the rule whole after spent blocks are dropped (`dropSpentBlocks`).
  */
 export const checkKioskBlock = (kiosk: KioskState, block: IdBlock, heldIn: (first: number, last: number) => boolean): boolean => {
   if (kiosk.blocks.some(({ first, last }) => first === block.first && last === block.last)) return true;
-  if (kiosk.blocks.some(({ first, last }) => first <= block.last && block.first <= last) || heldIn(block.first, block.last)) {
+  const leasedThrough = Math.max(0, ...kiosk.blocks.map(({ last }) => last));
+  const problem =
+    block.first <= leasedThrough
+      ? `the hub leased this kiosk ids up to ${leasedThrough} before, and a hub leases each block above the last`
+      : heldIn(block.first, block.last)
+        ? 'this kiosk holds some of them already'
+        : undefined;
+  if (problem !== undefined) {
     throw new AnimalStoreError(
       'sync_conflict',
-      `The hub leased the ids ${block.first} to ${block.last}, but this kiosk holds some of them already: the hub's storage may have been replaced or restored from a backup. The block was not kept, and this kiosk gives no id from it.`,
+      `The hub leased the ids ${block.first} to ${block.last}, but ${problem}: the hub's storage may have been replaced or restored from a backup. The block was not kept, and this kiosk gives no id from it.`,
     );
   }
   return false;
@@ -189,8 +198,34 @@ export const takePulled = (kiosk: KioskState | undefined, index: PetIndex, pulle
 };
 
 /**
- * Keeps a block leased to this kiosk, which gives ids from it once the blocks before run out;
- * says whether the kiosk changed (a repeat changes nothing). Refuses a block that overlaps
+ * Drops the kiosk's spent blocks: those whose every id was given (below `nextId`, or all
+ * given while `nextId` is 0) and from which no animal waits to be pushed. The last block
+ * stays, so `checkKioskBlock` still knows how far the hub leased. Says whether any went.
+ * Without this the blocks grow by one every 1,000 creates for the kiosk's whole life, and a
+ * data file writes them with each create.
+ */
+export const dropSpentBlocks = (kiosk: KioskState, index: PetIndex): boolean => {
+  const { blocks } = kiosk;
+  const givenBelow = kiosk.nextId === 0 ? Number.POSITIVE_INFINITY : kiosk.nextId;
+  const spent = blocks.filter(({ last }, position) => last < givenBelow && position < blocks.length - 1);
+  if (spent.length === 0) return false;
+  // Not only the first animal after `pushedThrough`: a file edited by hand may hold its animals in any order.
+  const all = index.all;
+  const waiting = new Set<IdBlock>();
+  for (let position = index.startAfter(kiosk.pushedThrough); position < all.length && waiting.size < spent.length; position++) {
+    const id = all[position]!.id;
+    const block = spent.find(({ first, last }) => first <= id && id <= last);
+    if (block !== undefined) waiting.add(block);
+  }
+  if (waiting.size === spent.length) return false;
+  kiosk.blocks = blocks.filter((block) => !spent.includes(block) || waiting.has(block));
+  return true;
+};
+
+/**
+ * Keeps a block leased to this kiosk, which gives ids from it once the blocks before run out,
+ * and drops the blocks that spent (`dropSpentBlocks`); says whether the kiosk changed (a
+ * repeat changes nothing). Refuses a block that overlaps
  * another or holds an id held in `index` (see `checkKioskBlock`), changing nothing.
  */
 export const addKioskBlock = (kiosk: KioskState, block: IdBlock, index: PetIndex): boolean => {
@@ -198,6 +233,8 @@ export const addKioskBlock = (kiosk: KioskState, block: IdBlock, index: PetIndex
   kiosk.blocks.push({ first: block.first, last: block.last });
   kiosk.blocks.sort((one, other) => one.first - other.first);
   if (kiosk.nextId === 0) kiosk.nextId = block.first;
+  // The block that was last may be spent, and no longer needs to stay.
+  dropSpentBlocks(kiosk, index);
   return true;
 };
 
@@ -283,9 +320,13 @@ export const countUnpushed = (kiosk: KioskState | undefined, index: PetIndex): n
   return count;
 };
 
-/** Records that push dealt with everything through `through`, never moving back in arrival order; says whether it moved. */
+/**
+ * Records that push dealt with everything through `through`, never moving back in arrival
+ * order, and drops the blocks that spent (`dropSpentBlocks`); says whether the kiosk changed.
+ */
 export const markKioskPushed = (kiosk: KioskState | undefined, index: PetIndex, through: number): boolean => {
   if (kiosk === undefined || index.startAfter(through) <= index.startAfter(kiosk.pushedThrough)) return false;
   kiosk.pushedThrough = through;
+  dropSpentBlocks(kiosk, index);
   return true;
 };

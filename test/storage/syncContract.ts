@@ -139,6 +139,40 @@ export const describeSyncContract = (name: string, factory: SyncStorageFactory):
         expect((await storage.create(rex)).id).toBe(101);
       });
 
+      it('drops a block once every id in it was given and pushed, keeping the last, and still refuses a block from below', async () => {
+        await sync().join(HUB);
+        for (const first of [101, 201, 301]) await sync().addBlock({ first, last: first + 1 });
+        const blocks = async () => (await sync().kiosk())?.blocks.map(({ first }) => first);
+        const ids = [(await storage.create(rex)).id, (await storage.create(rex)).id, (await storage.create(rex)).id];
+        expect(ids).toEqual([101, 102, 201]);
+        await sync().insertPulled([pet(7)], 7);
+        // 101 and 102 pushed: their block is spent. 201 waits, and 202 is not given yet.
+        await sync().markPushed(102);
+        expect(await blocks()).toEqual([201, 301]);
+        await storage.create(rex);
+        await sync().markPushed(201);
+        // Every id of 201 to 202 is given, but 202 waits to be pushed.
+        expect(await blocks()).toEqual([201, 301]);
+        expect(await sync().waiting()).toBe(1);
+        expect((await sync().unpushed(10)).pets.map(({ id }) => id)).toEqual([202]);
+        await sync().markPushed(202);
+        expect(await blocks()).toEqual([301]);
+        expect([(await storage.create(rex)).id, (await storage.create(rex)).id]).toEqual([301, 302]);
+        await expect(storage.create(rex)).rejects.toMatchObject({ code: 'storage_unavailable' });
+        await sync().markPushed(302);
+        // Every block spent: the last one stays, so the kiosk knows how far its hub leased.
+        expect(await sync().kiosk()).toMatchObject({ blocks: [{ first: 301, last: 302 }], nextId: 0 });
+        expect(await sync().waiting()).toBe(0);
+        await expect(sync().addBlock({ first: 101, last: 102 })).rejects.toMatchObject({ code: 'sync_conflict' });
+        await expect(sync().addBlock({ first: 150, last: 160 })).rejects.toThrow(/ids up to 302/);
+        await sync().addBlock({ first: 301, last: 302 });
+        await expect(sync().join('http://127.0.0.1:10/v1')).rejects.toThrow(SyncJoinError);
+        await sync().addBlock({ first: 401, last: 500 });
+        expect((await storage.create(rex)).id).toBe(401);
+        const held = (await listAll(storage)).map(({ id }) => id);
+        expect(held).toEqual([101, 102, 201, 7, 202, 301, 302, 401]);
+      });
+
       it('never gives again an id of its own that comes back in a pull while it does not hold it (a kiosk restored from a backup)', async () => {
         await sync().join(HUB);
         await sync().addBlock({ first: 101, last: 110 });

@@ -1,8 +1,12 @@
 /**
- * @module A property every storage with `sync` must keep: whatever random sequence of
- * creates, leases, pushes and pulls, from any key, at a hub or at a kiosk (also from a hub
- * that misbehaves: blocks and pulled animals it should never send), no storage ever holds
- * two animals with one id, and every refusal is an Error a client can be answered with.
+ * @module Two properties every storage with `sync` must keep:
+ * - whatever random sequence of creates, leases, pushes and pulls, from any key, at a hub or
+ *   at a kiosk (also from a hub that misbehaves: blocks and pulled animals it should never
+ *   send), no storage ever holds two animals with one id, and every refusal is an Error a
+ *   client can be answered with;
+ * - with a hub that behaves, every animal a kiosk makes reaches the hub once, whatever the
+ *   size of its pushes and wherever it is reopened, and the kiosk keeps only the blocks it
+ *   still needs.
  */
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
@@ -10,6 +14,7 @@ import { isAnimalStoreError } from '../../core/AnimalStoreError.js';
 import type { PetStorage } from '../../core/PetStorage.js';
 import type { Pet } from '../../core/schemas/Pet.js';
 import { SyncJoinError } from '../../core/sync/SyncStorage.js';
+import { idsLeft } from '../../storage/sync/syncState.js';
 
 /** Opens fresh storages of one kind; `reopen` closes one and opens it again, when it is durable. */
 export interface SyncPropertyFactory {
@@ -101,8 +106,13 @@ const round = async (hub: PetStorage, kiosk: PetStorage) => {
   });
 };
 
-/** Registers the property for one kind of storage. */
-export const itKeepsOneAnimalPerId = (name: string, factory: SyncPropertyFactory, numRuns: number): void => {
+/** Registers both properties for one kind of storage. */
+export const describeSyncProperties = (name: string, factory: SyncPropertyFactory, numRuns: number): void => {
+  itKeepsOneAnimalPerId(name, factory, numRuns);
+  itPushesEveryAnimalOnce(name, factory, numRuns);
+};
+
+const itKeepsOneAnimalPerId = (name: string, factory: SyncPropertyFactory, numRuns: number): void => {
   it(`${name}: no random sequence of creates, leases, pushes and pulls, from any key, at a hub or a kiosk, ever stores two animals with one id`, async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 5, maxLength: 40 }), async (steps) => {
@@ -146,6 +156,95 @@ export const itKeepsOneAnimalPerId = (name: string, factory: SyncPropertyFactory
             await round(hub, kiosk);
             await expectDistinctIds(hub, 'the reopened hub');
             await expectDistinctIds(kiosk, 'the reopened kiosk');
+          }
+        } finally {
+          await hub.close();
+          await kiosk.close();
+        }
+      }),
+      { numRuns },
+    );
+  }, 120_000);
+};
+
+/** One thing done in a fleet whose hub behaves. */
+type FleetStep =
+  | { kind: 'create'; at: 'hub' | 'kiosk'; count: number }
+  | { kind: 'push'; limit: number }
+  | { kind: 'lease' }
+  | { kind: 'pull' }
+  | { kind: 'reopen' };
+
+const fleetStep: fc.Arbitrary<FleetStep> = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('create' as const), at, count: fc.integer({ min: 1, max: 4 }) }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('push' as const), limit: fc.integer({ min: 1, max: 6 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('lease' as const) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('pull' as const) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('reopen' as const) }) },
+);
+/** Blocks of 3 ids, so a run leases, spends and drops many. */
+const SMALL_LEASE = 3;
+
+/** Pushes up to `limit` of the kiosk's waiting animals to the hub, and records it, as a replicator does. */
+const push = async (hub: PetStorage, kiosk: PetStorage, limit: number) => {
+  const { pets, through } = await kiosk.sync!.unpushed(limit);
+  if (pets.length > 0) await hub.sync!.store(KIOSK_SCOPE, pets);
+  await kiosk.sync!.markPushed(through);
+};
+
+/** Leases a block for the kiosk while it has fewer ids left than a block, as a replicator does; a hub may refuse (429) until the kiosk pushes. */
+const lease = async (hub: PetStorage, kiosk: PetStorage) => {
+  const state = await kiosk.sync!.kiosk();
+  if (state === undefined || idsLeft(state) >= SMALL_LEASE) return;
+  try {
+    await kiosk.sync!.addBlock(await hub.sync!.lease(KIOSK_SCOPE, SMALL_LEASE));
+  } catch (error) {
+    expect(error).toMatchObject({ code: 'rate_limited' });
+  }
+};
+
+const pull = async (hub: PetStorage, kiosk: PetStorage) => {
+  const checkpoint = (await kiosk.sync!.kiosk())?.checkpoint ?? 0;
+  const pets = await hub.list({ after: checkpoint, limit: 100 });
+  await kiosk.sync!.insertPulled(pets, pets.at(-1)?.id ?? checkpoint);
+};
+
+const itPushesEveryAnimalOnce = (name: string, factory: SyncPropertyFactory, numRuns: number): void => {
+  it(`${name}: a kiosk of a hub that behaves gets every animal it makes to the hub once, and keeps only the blocks it needs`, async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fleetStep, { minLength: 5, maxLength: 40 }), async (steps) => {
+        let hub = await factory.create();
+        let kiosk = await factory.create();
+        const made: Pet[] = [];
+        try {
+          await kiosk.sync!.join('http://hub.example/v1');
+          for (const next of steps) {
+            if (next.kind === 'create') {
+              for (let count = 0; count < next.count; count++) {
+                if (next.at === 'hub') await hub.create(rex);
+                else if (((await kiosk.sync!.kiosk())?.nextId ?? 0) !== 0) made.push(await kiosk.create(rex));
+              }
+            } else if (next.kind === 'push') await push(hub, kiosk, next.limit);
+            else if (next.kind === 'lease') await lease(hub, kiosk);
+            else if (next.kind === 'pull') await pull(hub, kiosk);
+            else if (factory.reopen) kiosk = await factory.reopen(kiosk);
+          }
+          if (factory.reopen) hub = await factory.reopen(hub);
+          while ((await kiosk.sync!.waiting()) > 0) await push(hub, kiosk, 5);
+          await pull(hub, kiosk);
+
+          for (const pet of made) expect(await hub.get(pet.id), `the hub holds the kiosk's ${pet.id}`).toEqual(pet);
+          await expectDistinctIds(hub, 'the hub');
+          await expectDistinctIds(kiosk, 'the kiosk');
+          const state = (await kiosk.sync!.kiosk())!;
+          // Everything is pushed: only blocks with ids not given yet are needed, and the last one.
+          const spent = state.blocks.slice(0, -1).filter(({ last }) => state.nextId === 0 || last < state.nextId);
+          expect(spent, `next id ${state.nextId}`).toEqual([]);
+          expect(await kiosk.sync!.unpushed(10)).toMatchObject({ pets: [] });
+          if (state.nextId !== 0) {
+            const next = await kiosk.create(rex);
+            expect(await hub.get(next.id)).toBeUndefined();
+            expect(next.id).toBeGreaterThan(Math.max(0, ...made.map(({ id }) => id)));
           }
         } finally {
           await hub.close();

@@ -10,7 +10,7 @@ import type { PetStorage } from '../../../core/PetStorage.js';
 import { type IndexedDbStorage, openIndexedDbStorage } from '../../../storage/indexedDb/openIndexedDbStorage.js';
 import { describeStorageContract } from '../contract.js';
 import { describeSyncContract, type SyncStorageFactory } from '../syncContract.js';
-import { itKeepsOneAnimalPerId, type SyncPropertyFactory } from '../syncProperty.js';
+import { describeSyncProperties, type SyncPropertyFactory } from '../syncProperty.js';
 
 /** The factory each storage was opened on, so `reopen` finds the same database. */
 const factories = new WeakMap<PetStorage, IDBFactory>();
@@ -99,7 +99,7 @@ describe('IndexedDB storage where Web Locks exist', () => {
 });
 
 describe('IndexedDB storage syncing, whatever it is sent', () => {
-  itKeepsOneAnimalPerId('IndexedDB storage', storages, 60);
+  describeSyncProperties('IndexedDB storage', storages, 60);
 });
 
 const seed = [

@@ -4,7 +4,7 @@ import type { JsonFileStorage } from '../../../storage/jsonFile/openJsonFileStor
 import { openJsonFileStorage } from '../../../storage/jsonFile/openJsonFileStorage.js';
 import { tempDataFile } from '../../support/tempFolder.js';
 import { describeSyncContract } from '../syncContract.js';
-import { itKeepsOneAnimalPerId } from '../syncProperty.js';
+import { describeSyncProperties } from '../syncProperty.js';
 
 describeSyncContract('JSON-file storage', {
   create: () => openJsonFileStorage({ file: tempDataFile() }),
@@ -15,7 +15,7 @@ describeSyncContract('JSON-file storage', {
 });
 
 describe('JSON-file storage syncing, whatever it is sent', () => {
-  itKeepsOneAnimalPerId(
+  describeSyncProperties(
     'JSON-file storage',
     {
       create: () => openJsonFileStorage({ file: tempDataFile() }),
@@ -75,6 +75,40 @@ describe('JSON-file storage syncing, on disk', () => {
     await afterCrash.sync.store('ab12', [{ ...rex, id: third.first }]);
     await afterCrash.close();
     expect(JSON.parse(fs.readFileSync(crashed, 'utf8')).sync).toEqual({ leases });
+  });
+
+  it('Should write as much for a kiosk’s create after a hundred blocks as after one, and start from its lines after a crash', async () => {
+    const file = tempDataFile();
+    const kiosk = await openJsonFileStorage({ file });
+    const rex = { name: 'Rex', categoryId: 3, status: 'available' } as const;
+    await kiosk.sync.join('http://hub.example/v1');
+    const lastLine = () => fs.readFileSync(`${file}.journal`, 'utf8').trim().split('\n').at(-1)!;
+    const createLines: string[] = [];
+    // As a replicator does: lease ahead, create, push (here, record it), for 100 blocks of 10 ids.
+    for (let block = 0; block < 100; block++) {
+      await kiosk.sync.addBlock({ first: 1_000 + block * 20, last: 1_009 + block * 20 });
+      for (let count = 0; count < 10; count++) {
+        await kiosk.create(rex);
+        createLines.push(lastLine());
+      }
+      await kiosk.sync.markPushed((await kiosk.sync.unpushed(100)).through);
+    }
+    const crashed = tempDataFile();
+    fs.copyFileSync(file, crashed);
+    fs.copyFileSync(`${file}.journal`, `${crashed}.journal`);
+    await kiosk.close();
+
+    // Only the ids' digits may grow; every spent block was dropped, the last one stays.
+    expect(createLines.at(-1)!.length).toBeLessThanOrEqual(createLines[0]!.length + 16);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).sync.kiosk).toMatchObject({ blocks: [{ first: 2_980, last: 2_989 }], nextId: 0 });
+    const afterCrash = await openJsonFileStorage({ file: crashed });
+    expect(await afterCrash.sync.kiosk()).toMatchObject({ blocks: [{ first: 2_980, last: 2_989 }], nextId: 0, pushedThrough: 2_989 });
+    await expect(afterCrash.create(rex)).rejects.toMatchObject({ code: 'storage_unavailable' });
+    await expect(afterCrash.sync.addBlock({ first: 2_970, last: 2_979 })).rejects.toMatchObject({ code: 'sync_conflict' });
+    await afterCrash.sync.addBlock({ first: 3_000, last: 3_009 });
+    expect((await afterCrash.create(rex)).id).toBe(3_000);
+    expect(await afterCrash.list({ after: 0, limit: 2_000 })).toHaveLength(1_001);
+    await afterCrash.close();
   });
 
   it('Should refuse to open a syncing file whose ids repeat, naming the place', async () => {

@@ -3,12 +3,12 @@ import { describe } from 'vitest';
 import type { PetStorage } from '../../../core/PetStorage.js';
 import { openPostgresStorage, type PostgresStorage } from '../../../storage/postgres/openPostgresStorage.js';
 import { useTestDatabase } from '../../support/testDatabase.js';
-import { itKeepsOneAnimalPerId } from '../syncProperty.js';
+import { describeSyncProperties } from '../syncProperty.js';
 
 const database = useTestDatabase();
 
 describe('PostgreSQL storage syncing, whatever it is sent', () => {
-  itKeepsOneAnimalPerId(
+  describeSyncProperties(
     'PostgreSQL storage',
     {
       create: () => openPostgresStorage({ connectionString: database.url(), schema: database.freshSchema() }),
