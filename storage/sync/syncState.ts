@@ -128,6 +128,10 @@ export const idsLeft = (kiosk: KioskState): number => {
   return left;
 };
 
+/** The block leased last: the one with the highest ids (blocks are kept ascending, but a file edited by hand may not be). */
+const lastLeased = (blocks: readonly IdBlock[]): IdBlock | undefined =>
+  blocks.reduce<IdBlock | undefined>((highest, block) => (highest === undefined || block.last > highest.last ? block : highest), undefined);
+
 /**
  * Whether the block is one the kiosk keeps already (a repeat, which changes nothing); refuses
  * one that starts at or below the last id of a block it keeps (a hub leases ascending, so
@@ -139,7 +143,7 @@ export const idsLeft = (kiosk: KioskState): number => {
  */
 export const checkKioskBlock = (kiosk: KioskState, block: IdBlock, heldIn: (first: number, last: number) => boolean): boolean => {
   if (kiosk.blocks.some(({ first, last }) => first === block.first && last === block.last)) return true;
-  const leasedThrough = Math.max(0, ...kiosk.blocks.map(({ last }) => last));
+  const leasedThrough = lastLeased(kiosk.blocks)?.last ?? 0;
   const problem =
     block.first <= leasedThrough
       ? `the hub leased this kiosk ids up to ${leasedThrough} before, and a hub leases each block above the last`
@@ -207,7 +211,8 @@ export const takePulled = (kiosk: KioskState | undefined, index: PetIndex, pulle
 export const dropSpentBlocks = (kiosk: KioskState, index: PetIndex): boolean => {
   const { blocks } = kiosk;
   const givenBelow = kiosk.nextId === 0 ? Number.POSITIVE_INFINITY : kiosk.nextId;
-  const spent = blocks.filter(({ last }, position) => last < givenBelow && position < blocks.length - 1);
+  const last = lastLeased(blocks);
+  const spent = blocks.filter((block) => block !== last && block.last < givenBelow);
   if (spent.length === 0) return false;
   // Not only the first animal after `pushedThrough`: a file edited by hand may hold its animals in any order.
   const all = index.all;
@@ -225,8 +230,8 @@ export const dropSpentBlocks = (kiosk: KioskState, index: PetIndex): boolean => 
 /**
  * Keeps a block leased to this kiosk, which gives ids from it once the blocks before run out,
  * and drops the blocks that spent (`dropSpentBlocks`); says whether the kiosk changed (a
- * repeat changes nothing). Refuses a block that overlaps
- * another or holds an id held in `index` (see `checkKioskBlock`), changing nothing.
+ * repeat changes nothing). Refuses a block from at or below the last one, or holding an id
+ * held in `index` (see `checkKioskBlock`), changing nothing.
  */
 export const addKioskBlock = (kiosk: KioskState, block: IdBlock, index: PetIndex): boolean => {
   if (checkKioskBlock(kiosk, block, (first, last) => heldInRange(index, first, last))) return false;
