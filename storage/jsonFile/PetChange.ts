@@ -2,27 +2,36 @@
 import type { StoredIdempotencyKey } from '../../core/PetStorage.js';
 import type { Pet } from '../../core/schemas/Pet.js';
 import { DataFileError } from '../durableFile/index.js';
-import type { SyncState } from '../sync/syncState.js';
+import type { Lease, SyncState } from '../sync/syncState.js';
 import { checkPetFile } from './checkPetFile.js';
 import type { PetFileContent } from './PetFileContent.js';
+import type { PetFileProblem } from './PetFileData.js';
 import { keyJson, PET_FILE_FORMAT, petJson } from './PetFileData.js';
+import { readLeased } from './SyncStateInFile.js';
 
-/** What one write added to the content: its animals and keys, the next id after it, and the sync part when the file syncs. */
+/**
+ * What one write added to the content: its animals and keys, the next id after it, and, in a
+ * file that syncs, the sync part as it became (`sync`) or only the leases it added (`leased`),
+ * when it changed (see `SyncInJournal`).
+ */
 export interface PetChange {
   nextId: number;
   pets: readonly Pet[];
   keys: readonly StoredIdempotencyKey[];
   sync?: SyncState | undefined;
+  leased?: readonly Lease[] | undefined;
 }
 
 /**
  * The change as one line: a data file of the same format holding only what the write
  * added (`{"format":2,"nextId":…,"pets":[…],"idempotencyKeys":[…]}`, with `sync` in a file
- * that syncs), so it is read and checked as the file is. Written as the document writes its
+ * that syncs), so it is read and checked as the file is; `"leased":[…]`, the one field a
+ * data file does not have, adds leases to a hub's list (an older version refuses it, as
+ * it refuses `sync`, rather than misread it). Written as the document writes its
  * animals and keys (`petJson`, `keyJson`): what `JSON.stringify` makes of it, at a fraction
  * of the cost, once a write. Given `keysIn`, says where the keys' text lies in it.
  */
-export const encodePetChange = ({ nextId, pets, keys, sync }: PetChange, keysIn?: KeysInChange): string => {
+export const encodePetChange = ({ nextId, pets, keys, sync, leased }: PetChange, keysIn?: KeysInChange): string => {
   let text = `{"format":${PET_FILE_FORMAT},"nextId":${JSON.stringify(nextId)},"pets":[`;
   for (let at = 0; at < pets.length; at++) text += at === 0 ? petJson(pets[at]!) : `,${petJson(pets[at]!)}`;
   text += '],"idempotencyKeys":[';
@@ -32,7 +41,10 @@ export const encodePetChange = ({ nextId, pets, keys, sync }: PetChange, keysIn?
     keysIn?.lengths.push(json.length);
     text += at === 0 ? json : `,${json}`;
   }
-  return `${text}]${sync === undefined ? '' : `,"sync":${JSON.stringify(sync)}`}}`;
+  text += ']';
+  if (sync !== undefined) text += `,"sync":${JSON.stringify(sync)}`;
+  if (leased !== undefined) text += `,"leased":${JSON.stringify(leased)}`;
+  return `${text}}`;
 };
 
 /** Where `encodePetChange` put the keys: the first one's offset in the text, and each one's length (they are separated by commas), in characters. */
@@ -45,8 +57,10 @@ export interface KeysInChange {
  * Applies the journal's changes, oldest first, to the content read from the file: animals
  * whose id the content already holds are skipped (the file was written whole with them,
  * or an edit gave that id to an animal of its own: the file's wins), as are keys it already
- * holds; the next id only rises; a change's sync part replaces the content's. Throws a
- * DataFileError naming the journal when a line is not a valid change.
+ * holds; the next id only rises; a change's sync part replaces the content's, and its
+ * leases (`leased`) are added to the content's unless it holds them (leases ascend, so one
+ * starting at or below the content's last holds). Throws a DataFileError naming the
+ * journal when a line is not a valid change.
  */
 export const replayPetChanges = (content: PetFileContent, lines: readonly string[], name: string): void => {
   if (lines.length === 0) return;
@@ -69,11 +83,14 @@ export const replayPetChanges = (content: PetFileContent, lines: readonly string
     } catch {
       value = undefined;
     }
-    const checked = checkPetFile(value);
-    if ('problem' in checked) {
-      const problem = `line ${index + 1} of its journal is not a valid change (${checked.problem.path} ${checked.problem.message})`;
-      throw new DataFileError(name, `The data file ${name} cannot be used: ${problem}. The file was left as it is.`, { problem });
-    }
+    const refuse = ({ path, message }: PetFileProblem) => {
+      const problem = `line ${index + 1} of its journal is not a valid change (${path} ${message})`;
+      return new DataFileError(name, `The data file ${name} cannot be used: ${problem}. The file was left as it is.`, { problem });
+    };
+    const { data: rest, leased } = takeLeased(value);
+    if ('problem' in leased) throw refuse(leased.problem);
+    const checked = checkPetFile(rest);
+    if ('problem' in checked) throw refuse(checked.problem);
     const { nextId, pets, idempotencyKeys, sync } = checked.data;
     for (const pet of pets) {
       if (holds(pet.id)) continue;
@@ -88,7 +105,29 @@ export const replayPetChanges = (content: PetFileContent, lines: readonly string
     }
     content.nextId = Math.max(content.nextId, nextId);
     if (sync) content.sync = sync;
+    if (leased.leases.length > 0) {
+      content.sync ??= { leases: [] };
+      addLeases(content.sync.leases, leased.leases);
+    }
   }
   // A file without sync keeps ids ascending; only an edit that took ids the journal also has breaks that.
   if (!ascending && !content.sync) content.pets.sort((a, b) => a.id - b.id);
+};
+
+/** A line's value without its `leased` field, and that field's leases (none without it), or its problem. */
+const takeLeased = (value: unknown): { data: unknown; leased: { leases: readonly Lease[] } | { problem: PetFileProblem } } => {
+  if (typeof value !== 'object' || value === null || !('leased' in value)) return { data: value, leased: { leases: [] } };
+  const { leased, ...data } = value;
+  return { data, leased: readLeased(leased) };
+};
+
+/** Adds to `leases` each of `added` that starts above all it holds: a line the document was written whole with holds them already. */
+const addLeases = (leases: Lease[], added: readonly Lease[]): void => {
+  let through = 0;
+  for (const { last } of leases) through = Math.max(through, last);
+  for (const lease of added) {
+    if (lease.first <= through) continue;
+    leases.push(lease);
+    through = lease.last;
+  }
 };

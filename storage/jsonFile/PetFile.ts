@@ -19,6 +19,7 @@ import { type ContentChange, changeContent } from './PetFileChange.js';
 import { type Appended, type AppendedEntry, appendEntries, type NewEntry, type PetFileContent } from './PetFileContent.js';
 import type { PetFileHooks } from './PetFileHooks.js';
 import type { PetFileSerializer } from './PetFileSerializer.js';
+import { SyncInJournal, type Written } from './SyncInJournal.js';
 import { WritePreparation } from './WritePreparation.js';
 import { WriteQueue } from './WriteQueue.js';
 
@@ -65,12 +66,8 @@ export class PetFile {
   #compactAfter = 0;
   /** Set by `close`: the file is released, and nothing may read (and so lock) it again. */
   #closed = false;
-  /**
-   * The JSON of the sync part the document and the journal's lines hold in effect, as this
-   * process last wrote it in a line; `undefined` when not known for sure (after opening, a
-   * reload, a whole write or a failed write), so the next line writes it.
-   */
-  #syncWritten: string | undefined;
+  /** What of the sync part each journal line carries (nothing, the leases added, or all of it). */
+  readonly #syncInJournal = new SyncInJournal();
 
   /** Owns the data file opened by `openPetFileDb` (see there for what opening checks). */
   constructor(
@@ -140,7 +137,7 @@ export class PetFile {
     data.nextId = Math.max(data.nextId, this.#idFloor);
     this.#idFloor = data.nextId;
     this.#holdsFailedAnimals = false;
-    this.#syncWritten = undefined;
+    this.#syncInJournal.forget();
     this.#serializer.forgetAll();
     this.#preparation.replaced();
     this.#onReload();
@@ -219,13 +216,13 @@ export class PetFile {
       if (this.#holdsFailedAnimals || this.#data.journal.dirty) await this.#writeWhole();
       else {
         const keys = this.#db.data.idempotencyKeys;
-        const { change, syncText } = this.#changeOf(appended);
+        const { change, syncAfter } = this.#changeOf(appended);
         const spot = await this.#data.append(change);
-        this.#syncWritten = syncText;
+        this.#syncInJournal.wrote(syncAfter);
         this.#serializer.appended(spot, keys, appended.before.keys);
       }
     } catch (error) {
-      this.#syncWritten = undefined;
+      this.#syncInJournal.forget();
       const landed = error instanceof DurableWriteError && error.replaced;
       appended.undo(landed);
       this.#serializer.forgetFrom(appended.before.pets);
@@ -248,7 +245,7 @@ export class PetFile {
   /** Writes the file whole (emptying the journal); once it is the file, the serialiser may read its bytes back. */
   async #writeWhole(): Promise<void> {
     await this.#replacing;
-    this.#syncWritten = undefined;
+    this.#syncInJournal.forget();
     await this.#db.write();
     this.#serializer.written();
   }
@@ -286,18 +283,12 @@ export class PetFile {
     });
   }
 
-  /**
-   * What one write added, for the journal, and the JSON of the sync part in effect after it.
-   * The line carries the sync part only when it changed since the last line this process
-   * wrote: replay keeps the sync part of a line without one, and a hub's lease list, which
-   * grows with every block leased, would otherwise be written again with each create and push.
-   */
-  #changeOf({ entries }: Appended): { change: PetChange; syncText: string | undefined } {
+  /** What one write added, for the journal, with the sync fields `SyncInJournal` gives it, and the sync part in effect after it. */
+  #changeOf({ entries }: Appended): { change: PetChange; syncAfter: Written | undefined } {
     const { nextId, sync } = this.#db.data;
     const keys = entries.flatMap(({ stored }) => (stored ? [stored] : []));
-    const syncText = sync === undefined ? undefined : JSON.stringify(sync);
-    const changed = syncText !== undefined && syncText !== this.#syncWritten;
-    return { change: { nextId, pets: entries.map(({ pet }) => pet), keys, sync: changed ? sync : undefined }, syncText };
+    const { fields, after } = this.#syncInJournal.lineOf(sync);
+    return { change: { nextId, pets: entries.map(({ pet }) => pet), keys, ...fields }, syncAfter: after };
   }
 
   /**

@@ -1,7 +1,7 @@
 /** @module The data file's `sync` part: a hub's leases and a kiosk's progress, kept in the same durable write as the animals. */
 import * as v from 'valibot';
 import { PetId } from '../../core/schemas/Pet.js';
-import type { SyncState } from '../sync/syncState.js';
+import type { Lease, SyncState } from '../sync/syncState.js';
 import type { PetFileProblem } from './PetFileData.js';
 
 const IdOrNone = v.union([v.literal(0), PetId], 'must be an id, or 0 for none');
@@ -12,11 +12,13 @@ const Block = { first: PetId, last: PetId };
  * (a hub) or joined a hub (a kiosk). Its presence also means the animals are in arrival
  * order: ids are distinct but need not ascend.
  */
+const Leases = v.array(
+  v.strictObject({ scope: v.pipe(v.string(), v.regex(/^[0-9a-f]{1,64}$/, 'must be the hex fingerprint of an API key')), ...Block }),
+  'must be an array of leases',
+);
+
 export const SyncStateInFile = v.strictObject({
-  leases: v.array(
-    v.strictObject({ scope: v.pipe(v.string(), v.regex(/^[0-9a-f]{1,64}$/, 'must be the hex fingerprint of an API key')), ...Block }),
-    'must be an array of leases',
-  ),
+  leases: Leases,
   kiosk: v.optional(
     v.strictObject({
       hub: v.pipe(v.string(), v.minLength(1, 'must name the hub')),
@@ -35,6 +37,14 @@ export const readSyncState = (value: unknown): { sync: SyncState } | { problem: 
   const issue = result.issues[0];
   const path = ['sync', ...(issue.path ?? []).map((item) => String(item.key))].join('.');
   return { problem: { path, message: issue.expected === 'never' ? 'is not a known field' : issue.message } };
+};
+
+/** The leases a journal line adds (its `leased` field), or the first problem with them. */
+export const readLeased = (value: unknown): { leases: Lease[] } | { problem: PetFileProblem } => {
+  const result = v.safeParse(Leases, value, { abortEarly: true });
+  if (result.success) return { leases: result.output };
+  const issue = result.issues[0];
+  return { problem: { path: ['leased', ...(issue.path ?? []).map((item) => String(item.key))].join('.'), message: issue.message } };
 };
 
 /** What is wrong with the id at `position` of a file in arrival order (`seen` holds the ids before it), or `undefined`. */
