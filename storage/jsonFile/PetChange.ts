@@ -76,6 +76,8 @@ export const replayPetChanges = (content: PetFileContent, lines: readonly string
   };
   let last = content.pets.at(-1)?.id ?? 0;
   let ascending = true;
+  /** The highest id the content's leases hold, once a line adds leases (found once, then kept). */
+  let leasedThrough: number | undefined;
   for (const [index, line] of lines.entries()) {
     let value: unknown;
     try {
@@ -104,10 +106,13 @@ export const replayPetChanges = (content: PetFileContent, lines: readonly string
       if (content.idempotencyKeys.find(key)?.petId !== key.petId) content.idempotencyKeys.add(key);
     }
     content.nextId = Math.max(content.nextId, nextId);
-    if (sync) content.sync = sync;
+    if (sync) {
+      content.sync = sync;
+      leasedThrough = undefined;
+    }
     if (leased.leases.length > 0) {
       content.sync ??= { leases: [] };
-      addLeases(content.sync.leases, leased.leases);
+      leasedThrough = addLeases(content.sync.leases, leased.leases, leasedThrough);
     }
   }
   // A file without sync keeps ids ascending; only an edit that took ids the journal also has breaks that.
@@ -121,13 +126,17 @@ const takeLeased = (value: unknown): { data: unknown; leased: { leases: readonly
   return { data, leased: readLeased(leased) };
 };
 
-/** Adds to `leases` each of `added` that starts above all it holds: a line the document was written whole with holds them already. */
-const addLeases = (leases: Lease[], added: readonly Lease[]): void => {
-  let through = 0;
-  for (const { last } of leases) through = Math.max(through, last);
+/**
+ * Adds to `leases` each of `added` that starts above all it holds (`through`, the highest id
+ * they hold, found when not given): a line the document was written whole with holds them
+ * already. Returns the highest id they hold after.
+ */
+const addLeases = (leases: Lease[], added: readonly Lease[], through?: number): number => {
+  let held = through ?? leases.reduce((highest, { last }) => Math.max(highest, last), 0);
   for (const lease of added) {
-    if (lease.first <= through) continue;
+    if (lease.first <= held) continue;
     leases.push(lease);
-    through = lease.last;
+    held = lease.last;
   }
+  return held;
 };
