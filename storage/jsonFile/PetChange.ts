@@ -2,7 +2,7 @@
 import type { StoredIdempotencyKey } from '../../core/PetStorage.js';
 import type { Pet } from '../../core/schemas/Pet.js';
 import { DataFileError } from '../durableFile/index.js';
-import type { Lease, SyncState } from '../sync/syncState.js';
+import { highestLeasedId, type Lease, type SyncState } from '../sync/syncState.js';
 import { checkPetFile } from './checkPetFile.js';
 import type { PetFileContent } from './PetFileContent.js';
 import type { PetFileProblem } from './PetFileData.js';
@@ -132,7 +132,7 @@ const takeLeased = (value: unknown): { data: unknown; leased: { leases: readonly
  * already. Returns the highest id they hold after.
  */
 const addLeases = (leases: Lease[], added: readonly Lease[], through?: number): number => {
-  let held = through ?? leases.reduce((highest, { last }) => Math.max(highest, last), 0);
+  let held = through ?? highestLeasedId(leases);
   for (const lease of added) {
     if (lease.first <= held) continue;
     leases.push(lease);

@@ -27,6 +27,13 @@ export interface SyncState {
 export const copySyncState = (state: SyncState | undefined): SyncState =>
   state === undefined ? { leases: [] } : { leases: [...state.leases], kiosk: state.kiosk && structuredClone(state.kiosk) };
 
+/** The block leased last: the one with the highest ids (blocks are kept ascending, but a file edited by hand may not be). */
+const lastLeased = (blocks: readonly IdBlock[]): IdBlock | undefined =>
+  blocks.reduce<IdBlock | undefined>((highest, block) => (highest === undefined || block.last > highest.last ? block : highest), undefined);
+
+/** The highest id `blocks` hold (0 for none): a loop, not a spread, since a hub's leases pass the 120,000 or so arguments a call takes. */
+export const highestLeasedId = (blocks: readonly IdBlock[]): number => lastLeased(blocks)?.last ?? 0;
+
 /** Whether `id` lies in one of `blocks`. */
 export const inBlocks = (blocks: readonly IdBlock[], id: number): boolean => blocks.some(({ first, last }) => first <= id && id <= last);
 
@@ -51,12 +58,8 @@ export const refuseAtKiosk = (sync: SyncState | undefined, what: 'lease' | 'push
  * creates may have given (`nextId`) and every id it leased before, so a lease never hands
  * out an id that is taken, whatever a file edit or an older version left behind.
  */
-export const leaseStart = (nextId: number, highestId: number, leases: readonly IdBlock[]): number => {
-  // A loop, not a spread: a hub's leases pass the 120,000 or so arguments a call takes.
-  let start = Math.max(nextId, highestId + 1);
-  for (const { last } of leases) if (last >= start) start = last + 1;
-  return start;
-};
+export const leaseStart = (nextId: number, highestId: number, leases: readonly IdBlock[]): number =>
+  Math.max(nextId, highestId + 1, highestLeasedId(leases) + 1);
 
 /**
  * A hub's lease of the next `size` ids to `scope`, recorded in `sync.leases`; refused at a
@@ -137,10 +140,6 @@ export const idsLeft = (kiosk: KioskState): number => {
   return left;
 };
 
-/** The block leased last: the one with the highest ids (blocks are kept ascending, but a file edited by hand may not be). */
-const lastLeased = (blocks: readonly IdBlock[]): IdBlock | undefined =>
-  blocks.reduce<IdBlock | undefined>((highest, block) => (highest === undefined || block.last > highest.last ? block : highest), undefined);
-
 /**
  * Whether the block is one the kiosk keeps already (a repeat, which changes nothing); refuses
  * one that starts at or below the last id of a block it keeps (a hub leases ascending, so
@@ -152,7 +151,7 @@ const lastLeased = (blocks: readonly IdBlock[]): IdBlock | undefined =>
  */
 export const checkKioskBlock = (kiosk: KioskState, block: IdBlock, heldIn: (first: number, last: number) => boolean): boolean => {
   if (kiosk.blocks.some(({ first, last }) => first === block.first && last === block.last)) return true;
-  const leasedThrough = lastLeased(kiosk.blocks)?.last ?? 0;
+  const leasedThrough = highestLeasedId(kiosk.blocks);
   const problem =
     block.first <= leasedThrough
       ? `the hub leased this kiosk ids up to ${leasedThrough} before, and a hub leases each block above the last`
