@@ -19,7 +19,7 @@ import { type ContentChange, changeContent } from './PetFileChange.js';
 import { type Appended, type AppendedEntry, appendEntries, type NewEntry, type PetFileContent } from './PetFileContent.js';
 import type { PetFileHooks } from './PetFileHooks.js';
 import type { PetFileSerializer } from './PetFileSerializer.js';
-import { SyncInJournal, type Written } from './SyncInJournal.js';
+import { SyncInJournal } from './SyncInJournal.js';
 import { WritePreparation } from './WritePreparation.js';
 import { WriteQueue } from './WriteQueue.js';
 
@@ -216,9 +216,7 @@ export class PetFile {
       if (this.#holdsFailedAnimals || this.#data.journal.dirty) await this.#writeWhole();
       else {
         const keys = this.#db.data.idempotencyKeys;
-        const { change, syncAfter } = this.#changeOf(appended);
-        const spot = await this.#data.append(change);
-        this.#syncInJournal.wrote(syncAfter);
+        const spot = await this.#data.append(this.#changeOf(appended));
         this.#serializer.appended(spot, keys, appended.before.keys);
       }
     } catch (error) {
@@ -283,12 +281,11 @@ export class PetFile {
     });
   }
 
-  /** What one write added, for the journal, with the sync fields `SyncInJournal` gives it, and the sync part in effect after it. */
-  #changeOf({ entries }: Appended): { change: PetChange; syncAfter: Written | undefined } {
+  /** What one write added, for the journal, with the sync fields `SyncInJournal` gives it. */
+  #changeOf({ entries }: Appended): PetChange {
     const { nextId, sync } = this.#db.data;
     const keys = entries.flatMap(({ stored }) => (stored ? [stored] : []));
-    const { fields, after } = this.#syncInJournal.lineOf(sync);
-    return { change: { nextId, pets: entries.map(({ pet }) => pet), keys, ...fields }, syncAfter: after };
+    return { nextId, pets: entries.map(({ pet }) => pet), keys, ...this.#syncInJournal.lineOf(sync) };
   }
 
   /**

@@ -2,7 +2,7 @@
 import type { Lease, SyncState } from '../sync/syncState.js';
 
 /** The sync part in effect after a line, as far as the next line needs to know it. */
-export interface Written {
+interface Written {
   /** The kiosk part's JSON (small: its blocks are the few it still needs). */
   kiosk: string | undefined;
   /** How many leases there were, and the last of them. */
@@ -33,28 +33,30 @@ const sameLease = (one: Lease | undefined, other: Lease | undefined): boolean =>
 export class SyncInJournal {
   #written: Written | undefined;
 
-  /** The fields the next line carries for `sync` as it is now; `wrote` them once the line is durable. */
-  lineOf(sync: SyncState | undefined): { fields: SyncOfLine; after: Written | undefined } {
-    if (sync === undefined) return { fields: {}, after: undefined };
+  /**
+   * The fields the next line carries for `sync` as it is now, taken as written: a line that
+   * fails to append must be followed by `forget`.
+   */
+  lineOf(sync: SyncState | undefined): SyncOfLine {
+    const before = this.#written;
+    if (sync === undefined) {
+      this.#written = undefined;
+      return {};
+    }
     const { leases } = sync;
     const after: Written = {
       kiosk: sync.kiosk === undefined ? undefined : JSON.stringify(sync.kiosk),
       leases: leases.length,
       lastLease: leases.at(-1),
     };
-    const before = this.#written;
+    this.#written = after;
     const added =
       before !== undefined &&
       before.kiosk === after.kiosk &&
       leases.length >= before.leases &&
       sameLease(before.leases === 0 ? undefined : leases[before.leases - 1], before.lastLease);
-    if (!added) return { fields: { sync }, after };
-    return { fields: leases.length > before.leases ? { leased: leases.slice(before.leases) } : {}, after };
-  }
-
-  /** Records that a line holding `after` is durable. */
-  wrote(after: Written | undefined): void {
-    this.#written = after;
+    if (!added) return { sync };
+    return leases.length > before.leases ? { leased: leases.slice(before.leases) } : {};
   }
 
   /** The part in effect is not known for sure any more: the next line writes it whole. */
