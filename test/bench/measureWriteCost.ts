@@ -3,14 +3,17 @@
  * written per create as the kernel counts them for the server process (`write_bytes` of
  * `/proc/PID/io`), 50 creates one after another, plain then keyed, at 1,000, 100,000 and
  * 1,000,000 animals and at 100,000 live Idempotency-Keys; how long each start took to serve;
- * then keyed against plain creates under wrk (50 connections, a new key per keyed create),
- * in three pairs of 12 s windows on one file of 100,000 keys, keys piling up. Each pair runs in
- * turns (plain 2 s, keyed 2 s, six times), so the machine's slow spells, which move a lone 12 s
- * window by a fifth on a shared host, fall on both kinds alike. Needs a build
- * (`npm run build`) and wrk. Run `npm run bench -- --only write-cost` or
- * `npx tsx test/bench/measureWriteCost.ts [--sizes 1000,100000,1000000] [--seconds 12] [--windows 3] [--turns 6]`.
+ * then keyed against plain creates under wrk (50 connections, a new key per keyed create) in
+ * three windows of 12 s, side by side: two servers on copies of one file of 100,000 animals
+ * and keys, one taking plain creates and one keyed creates (its keys piling up) at the same
+ * time, so the machine's slow spells, which move a lone 12 s window by a fifth on a shared
+ * host, fall on both alike. Where `taskset` can, both servers share the first CPU and the two
+ * wrk the others: the ratio is then what each create costs the server, not which of the two
+ * the scheduler favoured. Needs a build (`npm run build`) and wrk. Run
+ * `npm run bench -- --only write-cost` or
+ * `npx tsx test/bench/measureWriteCost.ts [--sizes 1000,100000,1000000] [--seconds 12] [--windows 3]`.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,11 +28,9 @@ export interface WriteCostSettings {
   sizes: number[];
   /** The live keys of the keyed files and of the loaded one. */
   liveKeys: number;
-  /** Seconds of plain and of keyed creates in each window. */
+  /** Seconds of each window, plain and keyed creates at once (whole seconds: wrk's). */
   seconds: number;
   windows: number;
-  /** Turns a window takes, plain then keyed, each `seconds / turns` long (whole seconds: wrk's). */
-  turns: number;
   /** Creates one after another per figure of bytes written. */
   creates: number;
 }
@@ -40,12 +41,11 @@ export const DEFAULT_WRITE_COST: WriteCostSettings = {
   liveKeys: 100_000,
   seconds: 12,
   windows: 3,
-  turns: 6,
   creates: 50,
 };
 
 /** As `npm run bench -- --only write-cost --quick` measures: proof that the bench runs, in seconds. */
-export const QUICK_WRITE_COST: WriteCostSettings = { sizes: [1_000], liveKeys: 2_000, seconds: 2, windows: 1, turns: 2, creates: 5 };
+export const QUICK_WRITE_COST: WriteCostSettings = { sizes: [1_000], liveKeys: 2_000, seconds: 2, windows: 1, creates: 5 };
 
 const KEY = 'write-cost-bench-key-0123456789';
 const BIN = path.join(REPO_ROOT, 'dist', 'adapters', 'cli.js');
@@ -84,50 +84,53 @@ const oneAfterAnother = async (url: string, pid: number, keyed: boolean, creates
   return { bytes: (writeBytes(pid) - before) / creates, ms: (performance.now() - started) / creates };
 };
 
-/** Creates answered under wrk in `duration` seconds, plain or keyed, and the seconds wrk measured. */
-const wrk = (url: string, keyed: boolean, duration: number): { requests: number; seconds: number } => {
-  const answer = spawnSync(
-    'wrk',
-    ['--threads', '1', '--connections', '50', '--duration', `${duration}s`, '--timeout', '10s', '-s', SCRIPT].concat([
-      '-H',
-      `Authorization: Bearer ${KEY}`,
-      '-H',
-      'Content-Type: application/json',
-      `${url}/pets`,
-    ]),
-    { encoding: 'utf8', env: { ...process.env, BENCH_BODY: BODY, BENCH_KEYED: keyed ? '1' : '0' } },
-  );
-  const line = /BENCH_RESULT (.*)/.exec(answer.stdout)?.[1];
-  if (!line) throw new Error(`wrk said: ${answer.stdout}${answer.stderr}`);
+/**
+ * The CPUs the servers share and the CPUs wrk runs on, where `taskset` can pin them (Linux,
+ * two CPUs or more); `undefined` runs both unpinned.
+ */
+const pinning = (): { servers: string; wrk: string } | undefined => {
+  const cpus = os.availableParallelism();
+  if (cpus < 2 || spawnSync('taskset', ['-p', String(process.pid)]).status !== 0) return undefined;
+  return { servers: '0', wrk: cpus === 2 ? '1' : `1-${cpus - 1}` };
+};
+
+/** Pins every thread of the process `pid` to `cpus` (threads it starts later inherit it). */
+const pin = (pid: number, cpus: string) => {
+  const answer = spawnSync('taskset', ['--all-tasks', '--cpu-list', '--pid', cpus, String(pid)], { encoding: 'utf8' });
+  if (answer.status !== 0) throw new Error(`taskset could not pin the server: ${answer.stderr}`);
+};
+
+/** Creates a second answered under wrk in `duration` seconds, plain or keyed (on `cpus` when given). */
+const wrk = async (url: string, keyed: boolean, duration: number, cpus: string | undefined): Promise<number> => {
+  const args = ['--threads', '1', '--connections', '50', '--duration', `${duration}s`, '--timeout', '10s', '-s', SCRIPT].concat([
+    '-H',
+    `Authorization: Bearer ${KEY}`,
+    '-H',
+    'Content-Type: application/json',
+    `${url}/pets`,
+  ]);
+  const child = spawn(cpus ? 'taskset' : 'wrk', cpus ? ['--cpu-list', cpus, 'wrk', ...args] : args, {
+    env: { ...process.env, BENCH_BODY: BODY, BENCH_KEYED: keyed ? '1' : '0' },
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  await new Promise((resolve, reject) => child.on('close', resolve).on('error', reject));
+  const line = /BENCH_RESULT (.*)/.exec(output)?.[1];
+  if (!line) throw new Error(`wrk said: ${output}`);
   const result = JSON.parse(line) as { requests: number; durationUs: number; statusErrors: number; timeouts: number };
   if (result.statusErrors + result.timeouts > 0)
     throw new Error(`wrk met ${result.statusErrors} error answers and ${result.timeouts} timeouts`);
-  return { requests: result.requests, seconds: result.durationUs / 1e6 };
-};
-
-/** Plain and keyed creates a second over one window: `seconds` of each, in `turns` alternating turns. */
-const windowOfTurns = (url: string, { seconds, turns }: WriteCostSettings): { plain: number; keyed: number } => {
-  const plain = { requests: 0, seconds: 0 };
-  const keyed = { requests: 0, seconds: 0 };
-  const add = (total: typeof plain, run: typeof plain) => {
-    total.requests += run.requests;
-    total.seconds += run.seconds;
-  };
-  for (let turn = 0; turn < turns; turn++) {
-    add(plain, wrk(url, false, seconds / turns));
-    add(keyed, wrk(url, true, seconds / turns));
-  }
-  return { plain: plain.requests / plain.seconds, keyed: keyed.requests / keyed.seconds };
+  return result.requests / (result.durationUs / 1e6);
 };
 
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 
 /** Measures and prints the Markdown tables; resolves with the rows. */
 export const measureWriteCost = async (settings: WriteCostSettings = DEFAULT_WRITE_COST, log: (line: string) => void = console.log) => {
-  const { sizes, liveKeys, seconds, windows, turns, creates } = settings;
+  const { sizes, liveKeys, seconds, windows, creates } = settings;
   // wrk takes whole seconds.
-  if (!(turns >= 1 && Number.isInteger(seconds / turns)))
-    throw new Error(`${seconds} s is not a whole number of seconds in each of ${turns} turns`);
+  if (!(seconds >= 1 && Number.isInteger(seconds))) throw new Error(`a window of ${seconds} s is not a whole number of seconds`);
   if (!fs.existsSync(BIN)) throw new Error(`no build: run \`npm run build\` first (${BIN} is missing)`);
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'animal-store-write-cost-'));
   try {
@@ -152,23 +155,30 @@ export const measureWriteCost = async (settings: WriteCostSettings = DEFAULT_WRI
         `| ${animals.toLocaleString('en')} | ${keys.toLocaleString('en')} | ${(size / 1e6).toFixed(1)} MB | ${startSeconds.toFixed(2)} s | ${kib(plain.bytes)} | ${kib(keyed.bytes)} | ${plain.ms.toFixed(1)} | ${keyed.ms.toFixed(1)} |`,
       );
     }
-    const file = path.join(folder, 'load.json');
-    seedWriteCostFile(file, 100_000, liveKeys);
-    const { server, url } = await start(file);
+    const seeded = path.join(folder, 'load.json');
+    seedWriteCostFile(seeded, 100_000, liveKeys);
+    fs.copyFileSync(seeded, path.join(folder, 'load-keyed.json'));
+    const plainServer = await start(seeded);
+    const keyedServer = await start(path.join(folder, 'load-keyed.json'));
+    const cpus = pinning();
+    if (cpus) for (const { server } of [plainServer, keyedServer]) pin(server.child.pid!, cpus.servers);
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     log('');
     log(
-      `| window (${seconds} s each, ${turns} turns, 50 connections) | plain creates/s | keyed creates/s | keyed/plain | server RSS after |`,
+      `| window (${seconds} s, side by side${cpus ? `, servers on CPU ${cpus.servers}` : ''}, 50 connections each) | plain creates/s | keyed creates/s | keyed/plain | keyed server's RSS after |`,
     );
     log('| ---: | ---: | ---: | ---: | ---: |');
     const load = [];
     for (let window = 1; window <= windows; window++) {
-      const { plain, keyed } = windowOfTurns(url, settings);
-      const rss = Number(/^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))![1]) / 1024;
+      const [plain, keyed] = await Promise.all([
+        wrk(plainServer.url, false, seconds, cpus?.wrk),
+        wrk(keyedServer.url, true, seconds, cpus?.wrk),
+      ]);
+      const rss = Number(/^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${keyedServer.server.child.pid}/status`, 'utf8'))![1]) / 1024;
       load.push({ plain, keyed, rss });
       log(`| ${window} | ${Math.round(plain)} | ${Math.round(keyed)} | ${(keyed / plain).toFixed(2)} | ${rss.toFixed(0)} MB |`);
     }
-    await stop(server);
+    await Promise.all([stop(plainServer.server), stop(keyedServer.server)]);
     return { rows, load };
   } finally {
     fs.rmSync(folder, { recursive: true, force: true });
@@ -182,7 +192,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       keys: { type: 'string', default: String(DEFAULT_WRITE_COST.liveKeys) },
       seconds: { type: 'string', default: String(DEFAULT_WRITE_COST.seconds) },
       windows: { type: 'string', default: String(DEFAULT_WRITE_COST.windows) },
-      turns: { type: 'string', default: String(DEFAULT_WRITE_COST.turns) },
       creates: { type: 'string', default: String(DEFAULT_WRITE_COST.creates) },
     },
   });
@@ -192,7 +201,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     liveKeys: Number(values.keys),
     seconds: Number(values.seconds),
     windows: Number(values.windows),
-    turns: Number(values.turns),
     creates: Number(values.creates),
   });
 }
