@@ -34,12 +34,13 @@ const parseCpuList = (list: string): number[] =>
   });
 
 /**
- * Pins this process (every thread of it, and so every child it starts) to the first core it
- * may use and reserves the last for the servers, so the load generator and the server under
- * test do not share a core.
- * Gives up, saying why, on a machine without `taskset` or with fewer than two cores.
+ * The cores to keep the load generator and the servers apart on: the first core this process
+ * may use for the load generator, the last for the servers. Pins nothing itself: the
+ * caller starts children there (`onLoadCore`, `onServerCore`), or pins this process
+ * (`pinLoadGenerator`). Gives up, saying why, on a machine without `taskset` or with fewer
+ * than two cores.
  */
-export const pinLoadGenerator = (): Pinning => {
+export const separateCores = (): Pinning => {
   if (process.platform !== 'linux') return { applied: false, note: `not pinned: taskset needs Linux (this is ${process.platform})` };
   const current = spawnSync('taskset', ['-pc', String(process.pid)], { encoding: 'utf8' });
   if (current.error || current.status !== 0) return { applied: false, note: 'not pinned: taskset is not available' };
@@ -47,11 +48,22 @@ export const pinLoadGenerator = (): Pinning => {
   if (allowed.length < 2) return { applied: false, note: `not pinned: only ${allowed.length} core(s) available to this process` };
   const loadCpu = allowed[0]!;
   const serverCpu = allowed.at(-1)!;
-  const pinned = spawnSync('taskset', ['-a', '-pc', String(loadCpu), String(process.pid)], { encoding: 'utf8' });
+  return { applied: true, serverCpu, loadCpu, note: `server on core ${serverCpu}, load generator on core ${loadCpu} (taskset)` };
+};
+
+/**
+ * Pins this process (every thread of it, and so every child it starts) to the load
+ * generator's core of `separateCores`, so the load generator and the server under test do
+ * not share a core.
+ */
+export const pinLoadGenerator = (): Pinning => {
+  const cores = separateCores();
+  if (!cores.applied) return cores;
+  const pinned = spawnSync('taskset', ['-a', '-pc', String(cores.loadCpu), String(process.pid)], { encoding: 'utf8' });
   if (pinned.error || pinned.status !== 0) {
     return { applied: false, note: `not pinned: taskset refused (${(pinned.stderr || String(pinned.error)).trim().slice(0, 120)})` };
   }
-  return { applied: true, serverCpu, loadCpu, note: `server on core ${serverCpu}, load generator on core ${loadCpu} (taskset)` };
+  return cores;
 };
 
 /** Describes the machine, with the pinning that was (or was not) applied. */

@@ -7,19 +7,19 @@
  * three windows of 12 s, side by side: two servers on copies of one file of 100,000 animals
  * and keys, one taking plain creates and one keyed creates (its keys piling up) at the same
  * time, so the machine's slow spells, which move a lone 12 s window by a fifth on a shared
- * host, fall on both alike. Where `taskset` can, both servers share the first CPU and the two
- * wrk the others: the ratio is then what each create costs the server, not which of the two
- * the scheduler favoured. Needs a build (`npm run build`) and wrk. Run
+ * host, fall on both alike. Where `taskset` can, both servers share one core and the two
+ * wrk another (`separateCores`): the ratio is then what each create costs the server, not
+ * which of the two the scheduler favoured. Needs a build (`npm run build`) and wrk. Run
  * `npm run bench -- --only write-cost` or
  * `npx tsx test/bench/measureWriteCost.ts [--sizes 1000,100000,1000000] [--seconds 12] [--windows 3]`.
  */
-import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { killLeftoverProcessesOnExit, spawnNode } from '../support/nodeProcess.js';
+import { killLeftoverProcessesOnExit, type NodeProcess, spawnProcess } from '../support/nodeProcess.js';
 import { REPO_ROOT, waitForListening } from '../support/startCli.js';
+import { onLoadCore, onServerCore, type Pinning, separateCores } from './machine.js';
 import { seedWriteCostFile } from './seedWriteCostFile.js';
 
 /** What the bench measures (the command line's flags of the same names; `liveKeys` is `--keys`). */
@@ -55,17 +55,22 @@ const BODY = JSON.stringify({ name: 'Measured', categoryId: 7 });
 /** The bytes the kernel has counted as written to storage by the process. */
 const writeBytes = (pid: number): number => Number(/^write_bytes: (\d+)$/m.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))![1]);
 
-/** Starts the built bin on `file`; resolves with it, its URL and the seconds until it answered a read. */
-const start = async (file: string) => {
+/** Not pinned: the one-after-another creates wait on the disk, not on a core. */
+const UNPINNED: Pinning = { applied: false, note: 'not pinned' };
+
+/** Starts the built bin on `file` (on the servers' core of `pinning`); resolves with it, its URL and the seconds until it answered a read. */
+const start = async (file: string, pinning = UNPINNED) => {
   const started = performance.now();
-  const server = spawnNode([BIN, 'serve', '--port', '0', '--data', file, '--api-key', KEY, '--quiet']);
+  const server = spawnProcess(
+    ...onServerCore(pinning, process.execPath, [BIN, 'serve', '--port', '0', '--data', file, '--api-key', KEY, '--quiet']),
+  );
   const url = await waitForListening(server);
   const answer = await fetch(`${url}/pets?limit=1`, { headers: { authorization: `Bearer ${KEY}` } });
   if (answer.status !== 200) throw new Error(`the server answered ${answer.status}`);
   return { server, url, startSeconds: (performance.now() - started) / 1000 };
 };
 
-const stop = async (server: ReturnType<typeof spawnNode>) => {
+const stop = async (server: NodeProcess) => {
   server.child.kill('SIGTERM');
   await server.exited;
 };
@@ -84,24 +89,8 @@ const oneAfterAnother = async (url: string, pid: number, keyed: boolean, creates
   return { bytes: (writeBytes(pid) - before) / creates, ms: (performance.now() - started) / creates };
 };
 
-/**
- * The CPUs the servers share and the CPUs wrk runs on, where `taskset` can pin them (Linux,
- * two CPUs or more); `undefined` runs both unpinned.
- */
-const pinning = (): { servers: string; wrk: string } | undefined => {
-  const cpus = os.availableParallelism();
-  if (cpus < 2 || spawnSync('taskset', ['-p', String(process.pid)]).status !== 0) return undefined;
-  return { servers: '0', wrk: cpus === 2 ? '1' : `1-${cpus - 1}` };
-};
-
-/** Pins every thread of the process `pid` to `cpus` (threads it starts later inherit it). */
-const pin = (pid: number, cpus: string) => {
-  const answer = spawnSync('taskset', ['--all-tasks', '--cpu-list', '--pid', cpus, String(pid)], { encoding: 'utf8' });
-  if (answer.status !== 0) throw new Error(`taskset could not pin the server: ${answer.stderr}`);
-};
-
-/** Creates a second answered under wrk in `duration` seconds, plain or keyed (on `cpus` when given). */
-const wrk = async (url: string, keyed: boolean, duration: number, cpus: string | undefined): Promise<number> => {
+/** Creates a second answered under wrk in `duration` seconds, plain or keyed (on the load generator's core of `pinning`). */
+const wrk = async (url: string, keyed: boolean, duration: number, pinning: Pinning): Promise<number> => {
   const args = ['--threads', '1', '--connections', '50', '--duration', `${duration}s`, '--timeout', '10s', '-s', SCRIPT].concat([
     '-H',
     `Authorization: Bearer ${KEY}`,
@@ -109,15 +98,10 @@ const wrk = async (url: string, keyed: boolean, duration: number, cpus: string |
     'Content-Type: application/json',
     `${url}/pets`,
   ]);
-  const child = spawn(cpus ? 'taskset' : 'wrk', cpus ? ['--cpu-list', cpus, 'wrk', ...args] : args, {
-    env: { ...process.env, BENCH_BODY: BODY, BENCH_KEYED: keyed ? '1' : '0' },
-  });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  await new Promise((resolve, reject) => child.on('close', resolve).on('error', reject));
-  const line = /BENCH_RESULT (.*)/.exec(output)?.[1];
-  if (!line) throw new Error(`wrk said: ${output}`);
+  const run = spawnProcess(...onLoadCore(pinning, 'wrk', args), { env: { BENCH_BODY: BODY, BENCH_KEYED: keyed ? '1' : '0' } });
+  await run.exited;
+  const line = /BENCH_RESULT (.*)/.exec(run.stdout())?.[1];
+  if (!line) throw new Error(`wrk said: ${run.stdout()}${run.stderr()}`);
   const result = JSON.parse(line) as { requests: number; durationUs: number; statusErrors: number; timeouts: number };
   if (result.statusErrors + result.timeouts > 0)
     throw new Error(`wrk met ${result.statusErrors} error answers and ${result.timeouts} timeouts`);
@@ -158,21 +142,20 @@ export const measureWriteCost = async (settings: WriteCostSettings = DEFAULT_WRI
     const seeded = path.join(folder, 'load.json');
     seedWriteCostFile(seeded, 100_000, liveKeys);
     fs.copyFileSync(seeded, path.join(folder, 'load-keyed.json'));
-    const plainServer = await start(seeded);
-    const keyedServer = await start(path.join(folder, 'load-keyed.json'));
-    const cpus = pinning();
-    if (cpus) for (const { server } of [plainServer, keyedServer]) pin(server.child.pid!, cpus.servers);
+    const pinning = separateCores();
+    const plainServer = await start(seeded, pinning);
+    const keyedServer = await start(path.join(folder, 'load-keyed.json'), pinning);
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     log('');
     log(
-      `| window (${seconds} s, side by side${cpus ? `, servers on CPU ${cpus.servers}` : ''}, 50 connections each) | plain creates/s | keyed creates/s | keyed/plain | keyed server's RSS after |`,
+      `| window (${seconds} s, side by side${pinning.applied ? `, servers on CPU ${pinning.serverCpu}` : ''}, 50 connections each) | plain creates/s | keyed creates/s | keyed/plain | keyed server's RSS after |`,
     );
     log('| ---: | ---: | ---: | ---: | ---: |');
     const load = [];
     for (let window = 1; window <= windows; window++) {
       const [plain, keyed] = await Promise.all([
-        wrk(plainServer.url, false, seconds, cpus?.wrk),
-        wrk(keyedServer.url, true, seconds, cpus?.wrk),
+        wrk(plainServer.url, false, seconds, pinning),
+        wrk(keyedServer.url, true, seconds, pinning),
       ]);
       const rss = Number(/^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${keyedServer.server.child.pid}/status`, 'utf8'))![1]) / 1024;
       load.push({ plain, keyed, rss });
