@@ -9,7 +9,8 @@
  * time, so the machine's slow spells, which move a lone 12 s window by a fifth on a shared
  * host, fall on both alike. Where `taskset` can, both servers share one core and the two
  * wrk another (`separateCores`): the ratio is then what each create costs the server, not
- * which of the two the scheduler favoured. Needs a build (`npm run build`) and wrk. Run
+ * which of the two the scheduler favoured; each window also gives the CPU each server spent a
+ * create. Needs a build (`npm run build`) and wrk. Run
  * `npm run bench -- --only write-cost` or
  * `npx tsx test/bench/measureWriteCost.ts [--sizes 1000,100000,1000000] [--seconds 12] [--windows 3]`.
  */
@@ -19,8 +20,10 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { killLeftoverProcessesOnExit, type NodeProcess, spawnProcess } from '../support/nodeProcess.js';
 import { REPO_ROOT, waitForListening } from '../support/startCli.js';
-import { onLoadCore, onServerCore, type Pinning, separateCores } from './machine.js';
+import { onServerCore, type Pinning, separateCores } from './machine.js';
 import { seedWriteCostFile } from './seedWriteCostFile.js';
+import type { LoadFigures, LoadRequest } from './workloads.js';
+import { runWrkRequest } from './wrkLoad.js';
 
 /** What the bench measures (the command line's flags of the same names; `liveKeys` is `--keys`). */
 export interface WriteCostSettings {
@@ -49,7 +52,6 @@ export const QUICK_WRITE_COST: WriteCostSettings = { sizes: [1_000], liveKeys: 2
 
 const KEY = 'write-cost-bench-key-0123456789';
 const BIN = path.join(REPO_ROOT, 'dist', 'adapters', 'cli.js');
-const SCRIPT = path.join(REPO_ROOT, 'test', 'bench', 'wrk', 'createKeyed.lua');
 const BODY = JSON.stringify({ name: 'Measured', categoryId: 7 });
 
 /** The bytes the kernel has counted as written to storage by the process. */
@@ -58,8 +60,15 @@ const writeBytes = (pid: number): number => Number(/^write_bytes: (\d+)$/m.exec(
 /** Not pinned: the one-after-another creates wait on the disk, not on a core. */
 const UNPINNED: Pinning = { applied: false, note: 'not pinned' };
 
-/** Starts the built bin on `file` (on the servers' core of `pinning`); resolves with it, its URL and the seconds until it answered a read. */
-const start = async (file: string, pinning = UNPINNED) => {
+/** A server this bench started: its process, its URL, and the seconds until it answered a read. */
+interface Started {
+  server: NodeProcess;
+  url: string;
+  startSeconds: number;
+}
+
+/** Starts the built bin on `file` (on the servers' core of `pinning`). */
+const start = async (file: string, pinning = UNPINNED): Promise<Started> => {
   const started = performance.now();
   const server = spawnProcess(
     ...onServerCore(pinning, process.execPath, [BIN, 'serve', '--port', '0', '--data', file, '--api-key', KEY, '--quiet']),
@@ -89,26 +98,25 @@ const oneAfterAnother = async (url: string, pid: number, keyed: boolean, creates
   return { bytes: (writeBytes(pid) - before) / creates, ms: (performance.now() - started) / creates };
 };
 
-/** Creates a second answered under wrk in `duration` seconds, plain or keyed (on the load generator's core of `pinning`). */
-const wrk = async (url: string, keyed: boolean, duration: number, pinning: Pinning): Promise<number> => {
-  const args = ['--threads', '1', '--connections', '50', '--duration', `${duration}s`, '--timeout', '10s', '-s', SCRIPT].concat([
-    '-H',
-    `Authorization: Bearer ${KEY}`,
-    '-H',
-    'Content-Type: application/json',
-    `${url}/pets`,
-  ]);
-  const run = spawnProcess(...onLoadCore(pinning, 'wrk', args), { env: { BENCH_BODY: BODY, BENCH_KEYED: keyed ? '1' : '0' } });
-  await run.exited;
-  const line = /BENCH_RESULT (.*)/.exec(run.stdout())?.[1];
-  if (!line) throw new Error(`wrk said: ${run.stdout()}${run.stderr()}`);
-  const result = JSON.parse(line) as { requests: number; durationUs: number; statusErrors: number; timeouts: number };
-  if (result.statusErrors + result.timeouts > 0)
-    throw new Error(`wrk met ${result.statusErrors} error answers and ${result.timeouts} timeouts`);
-  return result.requests / (result.durationUs / 1e6);
+/** The figures of `seconds` of creates under wrk (50 connections), plain or keyed, at a server started here. */
+const load = async ({ server, url }: Started, keyed: boolean, seconds: number, pinning: Pinning): Promise<LoadFigures> => {
+  const { origin, pathname } = new URL(url);
+  const request: LoadRequest = {
+    method: 'POST',
+    path: `${pathname}/pets`,
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: BODY,
+    keyed,
+  };
+  const figures = await runWrkRequest({ origin, serverPid: server.child.pid!, pinning }, request, { connections: 50, seconds });
+  if (figures.non2xx + figures.errors + figures.timeouts > 0)
+    throw new Error(`wrk met ${figures.non2xx} error answers, ${figures.errors} connection errors and ${figures.timeouts} timeouts`);
+  return figures;
 };
 
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+/** The server's CPU a create, where /proc could tell. */
+const us = ({ serverUsPerRequest }: LoadFigures) => (serverUsPerRequest === undefined ? '–' : serverUsPerRequest.toFixed(0));
 
 /** Measures and prints the Markdown tables; resolves with the rows. */
 export const measureWriteCost = async (settings: WriteCostSettings = DEFAULT_WRITE_COST, log: (line: string) => void = console.log) => {
@@ -139,30 +147,31 @@ export const measureWriteCost = async (settings: WriteCostSettings = DEFAULT_WRI
         `| ${animals.toLocaleString('en')} | ${keys.toLocaleString('en')} | ${(size / 1e6).toFixed(1)} MB | ${startSeconds.toFixed(2)} s | ${kib(plain.bytes)} | ${kib(keyed.bytes)} | ${plain.ms.toFixed(1)} | ${keyed.ms.toFixed(1)} |`,
       );
     }
-    const seeded = path.join(folder, 'load.json');
-    seedWriteCostFile(seeded, 100_000, liveKeys);
-    fs.copyFileSync(seeded, path.join(folder, 'load-keyed.json'));
+    const plainFile = path.join(folder, 'load.json');
+    const keyedFile = path.join(folder, 'load-keyed.json');
+    seedWriteCostFile(plainFile, 100_000, liveKeys);
+    fs.copyFileSync(plainFile, keyedFile);
     const pinning = separateCores();
-    const plainServer = await start(seeded, pinning);
-    const keyedServer = await start(path.join(folder, 'load-keyed.json'), pinning);
+    const plainServer = await start(plainFile, pinning);
+    const keyedServer = await start(keyedFile, pinning);
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     log('');
     log(
-      `| window (${seconds} s, side by side${pinning.applied ? `, servers on CPU ${pinning.serverCpu}` : ''}, 50 connections each) | plain creates/s | keyed creates/s | keyed/plain | keyed server's RSS after |`,
+      `| window (${seconds} s, side by side${pinning.applied ? `, servers on CPU ${pinning.serverCpu}` : ''}, 50 connections each) | plain creates/s | keyed creates/s | keyed/plain | server's µs a create: plain | keyed | keyed server's RSS after |`,
     );
-    log('| ---: | ---: | ---: | ---: | ---: |');
-    const load = [];
+    log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+    const windowFigures = [];
     for (let window = 1; window <= windows; window++) {
-      const [plain, keyed] = await Promise.all([
-        wrk(plainServer.url, false, seconds, pinning),
-        wrk(keyedServer.url, true, seconds, pinning),
-      ]);
+      const [plain, keyed] = await Promise.all([load(plainServer, false, seconds, pinning), load(keyedServer, true, seconds, pinning)]);
       const rss = Number(/^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${keyedServer.server.child.pid}/status`, 'utf8'))![1]) / 1024;
-      load.push({ plain, keyed, rss });
-      log(`| ${window} | ${Math.round(plain)} | ${Math.round(keyed)} | ${(keyed / plain).toFixed(2)} | ${rss.toFixed(0)} MB |`);
+      const ratio = keyed.requestsPerSecond / plain.requestsPerSecond;
+      windowFigures.push({ plain: plain.requestsPerSecond, keyed: keyed.requestsPerSecond, rss });
+      log(
+        `| ${window} | ${Math.round(plain.requestsPerSecond)} | ${Math.round(keyed.requestsPerSecond)} | ${ratio.toFixed(2)} | ${us(plain)} | ${us(keyed)} | ${rss.toFixed(0)} MB |`,
+      );
     }
     await Promise.all([stop(plainServer.server), stop(keyedServer.server)]);
-    return { rows, load };
+    return { rows, load: windowFigures };
   } finally {
     fs.rmSync(folder, { recursive: true, force: true });
   }

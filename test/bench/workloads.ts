@@ -105,6 +105,8 @@ export interface OperationRequest {
   walk?: boolean;
   /** The mixed load: every this-many-th request is `CREATE` instead. */
   createEvery?: number;
+  /** A keyed create: each request carries an Idempotency-Key no request sent before (wrk only). */
+  keyed?: boolean;
 }
 
 /** The request a load sends: an operation's, its walk found. */

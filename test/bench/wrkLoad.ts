@@ -11,7 +11,16 @@ import { fileURLToPath } from 'node:url';
 import { spawnProcess } from '../support/nodeProcess.js';
 import { startCpuSampling } from './cpuSampling.js';
 import { onLoadCore, type Pinning } from './machine.js';
-import { CREATE, type LoadFigures, type LoadSettings, loadRequestOf, type Operation, settle, usPerRequest } from './workloads.js';
+import {
+  CREATE,
+  type LoadFigures,
+  type LoadRequest,
+  type LoadSettings,
+  loadRequestOf,
+  type Operation,
+  settle,
+  usPerRequest,
+} from './workloads.js';
 
 /** The committed Lua script every wrk run uses. */
 export const WRK_SCRIPT = fileURLToPath(new URL('./wrk/load.lua', import.meta.url));
@@ -45,12 +54,20 @@ export interface LoadTarget {
   pinning: Pinning;
 }
 
-/**
- * Runs wrk for `settings.seconds` against the target. wrk takes whole seconds: a shorter
- * (quick) run is ended by SIGINT, on which wrk stops and reports what it measured.
- */
+/** Runs wrk with `operation`'s request (see `runWrkRequest`), then waits until the server has caught up. */
 export const runWrk = async (target: LoadTarget, operation: Operation, animals: number, settings: LoadSettings): Promise<LoadFigures> => {
-  const { method, path, headers, body, randomIdUpTo, paths, createEvery } = await loadRequestOf(target.origin, operation, animals);
+  const figures = await runWrkRequest(target, await loadRequestOf(target.origin, operation, animals), settings);
+  await settle(target.origin);
+  return figures;
+};
+
+/**
+ * Runs wrk with `request` for `settings.seconds` against the target, sampling the CPU of both.
+ * wrk takes whole seconds: a shorter (quick) run is ended by SIGINT, on which wrk stops and
+ * reports what it measured.
+ */
+export const runWrkRequest = async (target: LoadTarget, request: LoadRequest, settings: LoadSettings): Promise<LoadFigures> => {
+  const { method, path, headers, body, randomIdUpTo, paths, createEvery, keyed } = request;
   const pathsFolder = paths === undefined ? undefined : await mkdtemp(join(tmpdir(), 'animal-store-walk-'));
   const pathsFile = pathsFolder === undefined ? undefined : join(pathsFolder, 'paths.txt');
   if (pathsFile !== undefined) await writeFile(pathsFile, `${paths!.join('\n')}\n`);
@@ -80,6 +97,7 @@ export const runWrk = async (target: LoadTarget, operation: Operation, animals: 
       BENCH_CREATE_EVERY: createEvery === undefined ? undefined : String(createEvery),
       BENCH_CREATE_PATH: createEvery === undefined ? undefined : CREATE.path,
       BENCH_CREATE_BODY: createEvery === undefined ? undefined : CREATE.body,
+      BENCH_KEYED: keyed ? '1' : undefined,
     },
   });
   const sampling = startCpuSampling({
@@ -102,7 +120,6 @@ export const runWrk = async (target: LoadTarget, operation: Operation, animals: 
     throw new Error(`wrk ended with code ${exit.code} (signal ${exit.signal}) without its figures:\n${wrk.stdout()}\n${wrk.stderr()}`);
   }
   const result = JSON.parse(line) as WrkResult;
-  await settle(target.origin);
   const answered = result.requests - result.statusErrors;
   const seconds = Math.max(result.durationUs / 1e6, 0.001);
   const ms = (us: number) => (result.requests > 0 ? us / 1000 : NaN);

@@ -6,6 +6,7 @@
 --   BENCH_METHOD=POST BENCH_PATH=/v1/pets BENCH_BODY='{"name":"Rex","categoryId":7}' \
 --     wrk -s load.lua -H 'Authorization: Bearer KEY' -H 'Content-Type: application/json' URL
 --   BENCH_PATH=/v1/pets/ BENCH_RANDOM_ID_UP_TO=10000 wrk -s load.lua -H '…' URL
+--   BENCH_METHOD=POST BENCH_PATH=/v1/pets BENCH_BODY='{…}' BENCH_KEYED=1 wrk -s load.lua -H '…' URL
 --   BENCH_PATHS_FILE=walk.txt [BENCH_CREATE_EVERY=10 BENCH_CREATE_PATH=/v1/pets BENCH_CREATE_BODY='{…}'] \
 --     wrk -s load.lua -H '…' URL
 
@@ -40,12 +41,25 @@ if pathsFile then
     return wrk.format(nil, paths[page])
   end
 elseif idsUpTo then
-  -- A random existing id per request (getPet). Only then is request() defined: the other
-  -- operations stay static.
+  -- A random existing id per request (getPet). Only then, in a walk and in a keyed create is
+  -- request() defined: the other operations stay static.
   math.randomseed(os.time())
   local path = wrk.path
   function request()
     return wrk.format(nil, path .. math.random(1, idsUpTo))
+  end
+elseif os.getenv("BENCH_KEYED") == "1" then
+  -- A keyed create: a new Idempotency-Key with each request, "k-<time>-<random>-<count>", so
+  -- no two runs or requests share one and every create stores its key.
+  math.randomseed(os.time() + math.floor(os.clock() * 1000000))
+  local prefix = "k-" .. os.time() .. "-" .. math.random(1, 1000000000)
+  local headers = {}
+  for name, value in pairs(wrk.headers) do headers[name] = value end
+  local sent = 0
+  function request()
+    sent = sent + 1
+    headers["Idempotency-Key"] = '"' .. prefix .. "-" .. sent .. '"'
+    return wrk.format(nil, nil, headers)
   end
 end
 
