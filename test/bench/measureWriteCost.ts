@@ -114,6 +114,10 @@ const load = async ({ server, url }: Started, keyed: boolean, seconds: number, p
   return figures;
 };
 
+/** How many Idempotency-Keys a stopped server's data file holds. */
+const keysIn = (file: string): number =>
+  (JSON.parse(fs.readFileSync(file, 'utf8')) as { idempotencyKeys: unknown[] }).idempotencyKeys.length;
+
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 /** The server's CPU a create, where /proc could tell. */
 const us = ({ serverUsPerRequest }: LoadFigures) => (serverUsPerRequest === undefined ? '–' : serverUsPerRequest.toFixed(0));
@@ -171,6 +175,17 @@ export const measureWriteCost = async (settings: WriteCostSettings = DEFAULT_WRI
       );
     }
     await Promise.all([stop(plainServer.server), stop(keyedServer.server)]);
+    // Proof that the keyed load stored a key with each create rather than replaying one:
+    // after a clean stop the keyed server's document holds them all (wrk counts only the
+    // answers it read, so a few more may be stored), and the plain server's none more.
+    const answered = Math.round(windowFigures.reduce((sum, { keyed }) => sum + keyed * seconds, 0));
+    const added = keysIn(keyedFile) - keysIn(plainFile);
+    if (!(added >= answered * 0.98))
+      throw new Error(`the keyed server stored ${added} keys for about ${answered} keyed creates answered: its load did not send new keys`);
+    log('');
+    log(
+      `The keyed server's file holds ${added.toLocaleString('en')} keys more than the plain one's, for about ${answered.toLocaleString('en')} keyed creates answered.`,
+    );
     return { rows, load: windowFigures };
   } finally {
     fs.rmSync(folder, { recursive: true, force: true });
