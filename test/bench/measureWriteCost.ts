@@ -176,8 +176,9 @@ export const measureWriteCost = async (settings: WriteCostSettings = DEFAULT_WRI
     }
     await Promise.all([stop(plainServer.server), stop(keyedServer.server)]);
     // Proof that the keyed load stored a key with each create rather than replaying one:
-    // after a clean stop the keyed server's document holds them all (wrk counts only the
-    // answers it read, so a few more may be stored), and the plain server's none more.
+    // after a clean stop the keyed server's document holds a key more than the plain one's
+    // (both began with the same keys) for each keyed create answered, or a few more, since
+    // wrk counts only the answers it read before it stopped.
     const answered = Math.round(windowFigures.reduce((sum, { keyed }) => sum + keyed * seconds, 0));
     const added = keysIn(keyedFile) - keysIn(plainFile);
     if (!(added >= answered * 0.98))
