@@ -5,7 +5,10 @@ import type { SyncStatus } from '../../core/schemas/SyncSchemas.js';
 import { createSyncClient, type SyncClient, SyncHubError } from '../../core/sync/createSyncClient.js';
 import type { SyncStorage } from '../../core/sync/SyncStorage.js';
 import { idsLeft } from '../../storage/sync/syncState.js';
+import { createLeasePolicy, LEASE_LOW_WATER } from './createLeasePolicy.js';
 import { explainRefusedCreates } from './explainRefusedCreates.js';
+
+export { LEASE_LOW_WATER };
 
 /** How a kiosk syncs. */
 export interface ReplicatorOptions {
@@ -51,8 +54,6 @@ const keyRefusal = (hub: string, status: number, detail: string): { problem: str
   forCreates: `The hub refuses this kiosk's sync key (it answered ${status}), so it leases no ids to this kiosk: the operator must give the kiosk a sync key the hub accepts.`,
 });
 
-/** Below this many leased ids left, a kiosk asks for another block: half a block, well before it runs out. */
-export const LEASE_LOW_WATER = 500;
 /** The most animals one push carries, and the bytes of their JSON: under the hub's 64 KiB body limit. */
 const PUSH_BATCH = 500;
 const PUSH_BYTES = 60_000;
@@ -80,7 +81,8 @@ const waitUnlessStopped = (milliseconds: number, signal: AbortSignal) =>
  * Starts syncing `storage` with its hub: joins the hub durably (throws a SyncJoinError when
  * the storage holds animals made without sync, or joined another hub), then runs a round at
  * once and one every `intervalSeconds` after the last ended. A round leases ids while fewer
- * than `LEASE_LOW_WATER` are left, pushes every local create not pushed yet (in arrival
+ * are left than the kiosk gives in a second at its recent rate (at least `LEASE_LOW_WATER`,
+ * at most two blocks: see createLeasePolicy), pushes every local create not pushed yet (in arrival
  * order, from the durable `pushedThrough`), and pulls from the durable checkpoint until it
  * has caught up. Each step is idempotent and resumes from what the storage holds, so a kill
  * at any point loses nothing and repeats only harmless work. Local requests never wait on
@@ -109,11 +111,16 @@ export const startReplicator = async (options: ReplicatorOptions): Promise<Repli
   let again = false;
   const live = new AbortController();
 
+  const leasePolicy = createLeasePolicy(now);
+  /** Leases up to two blocks, while the policy asks for more ids than are left. */
   const leaseAhead = async () => {
     for (let leases = 0; leases < 2; leases++) {
       const kiosk = await sync.kiosk();
-      if (kiosk === undefined || idsLeft(kiosk) >= LEASE_LOW_WATER) return;
-      await sync.addBlock(await client.lease());
+      const last = kiosk?.blocks.at(-1);
+      if (kiosk === undefined || !leasePolicy.shouldLease(idsLeft(kiosk), last ? last.last - last.first + 1 : 0)) return;
+      const block = await client.lease();
+      await sync.addBlock(block);
+      leasePolicy.leased(block.last - block.first + 1);
     }
   };
 

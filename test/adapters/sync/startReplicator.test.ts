@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startReplicator } from '../../../adapters/sync/startReplicator.js';
+import { AnimalStoreError } from '../../../core/AnimalStoreError.js';
 import { createPetService } from '../../../core/createPetService.js';
 import { createSyncClient } from '../../../core/sync/createSyncClient.js';
 import { createMemoryStorage } from '../../../storage/createMemoryStorage.js';
@@ -107,12 +108,53 @@ describe('the replicator', () => {
 
   it('Should lease the next block well before the current one runs out', async () => {
     const hub = makeHub();
-    const { storage, replicator } = await startKiosk(hub);
-    for (let count = 0; count < 501; count++) await storage.create(rex);
+    // One create a second, as a shop's kiosk makes them.
+    let clock = 0;
+    const { storage, replicator } = await startKiosk(hub, undefined, { now: () => clock });
+    for (let count = 0; count < 501; count++) {
+      clock += 1000;
+      await storage.create(rex);
+    }
     await replicator.syncNow();
     const kiosk = await storage.sync.kiosk();
     expect(kiosk?.blocks).toHaveLength(2);
     expect((await replicator.status()).idsLeft).toBe(1499);
+    await replicator.stop();
+  });
+
+  it('Should lease ahead of a flood of creates so none is refused, holding at most three blocks', async () => {
+    const hub = makeHub();
+    const warnings: string[] = [];
+    let clock = 0;
+    const { storage, replicator } = await startKiosk(hub, undefined, { warnings, now: () => clock });
+    // 8,000 creates a second, a round every 100 ms: half a block left at a round lasts 60 ms.
+    let refused = 0;
+    const held: number[] = [];
+    for (let round = 0; round < 20; round++) {
+      for (let count = 0; count < 800; count++) {
+        try {
+          await storage.create(rex);
+        } catch (error) {
+          if (!(error instanceof AnimalStoreError) || error.code !== 'storage_unavailable') throw error;
+          refused++;
+        }
+      }
+      clock += 100;
+      await replicator.syncNow();
+      held.push((await replicator.status()).idsLeft);
+    }
+    expect(refused).toBe(0);
+    // Two fresh blocks and the one in use: under the hub's bound of 4 blocks nothing was pushed from.
+    expect(Math.max(...held)).toBeLessThanOrEqual(3000);
+    expect(Math.max(...held.slice(5))).toBeGreaterThan(1500);
+    expect(await replicator.status()).toMatchObject({ reachable: true, waiting: 0, problem: null });
+    expect(warnings).toEqual([]);
+    // Once the flood stops, the kiosk leases at half a block again.
+    clock += 60_000;
+    await replicator.syncNow();
+    const leased = (await storage.sync.kiosk())?.blocks.at(-1);
+    for (let count = 0; count < 10; count++) await replicator.syncNow();
+    expect((await storage.sync.kiosk())?.blocks.at(-1)).toEqual(leased);
     await replicator.stop();
   });
 
