@@ -82,9 +82,9 @@ const waitUnlessStopped = (milliseconds: number, signal: AbortSignal) =>
  * the storage holds animals made without sync, or joined another hub), then runs a round at
  * once and one every `intervalSeconds` after the last ended. A round leases ids while fewer
  * are left than the kiosk gives in a second at its recent rate (at least `LEASE_LOW_WATER`,
- * at most two blocks: see createLeasePolicy), pushes every local create not pushed yet (in arrival
- * order, from the durable `pushedThrough`), and pulls from the durable checkpoint until it
- * has caught up. Each step is idempotent and resumes from what the storage holds, so a kill
+ * at most two blocks: see createLeasePolicy), pushes every local create not pushed yet (in
+ * arrival order, from the durable `pushedThrough`), and pulls from the durable checkpoint
+ * until it has caught up. Each step is idempotent and resumes from what the storage holds, so a kill
  * at any point loses nothing and repeats only harmless work. Local requests never wait on
  * a round.
  */
