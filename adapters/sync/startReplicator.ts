@@ -4,7 +4,7 @@ import type { Pet } from '../../core/schemas/Pet.js';
 import type { SyncStatus } from '../../core/schemas/SyncSchemas.js';
 import { createSyncClient, type SyncClient, SyncHubError } from '../../core/sync/createSyncClient.js';
 import type { SyncStorage } from '../../core/sync/SyncStorage.js';
-import { idsLeft } from '../../storage/sync/syncState.js';
+import { idsIn, idsLeft } from '../../storage/sync/syncState.js';
 import { createLeasePolicy, LEASE_LOW_WATER } from './createLeasePolicy.js';
 import { explainRefusedCreates } from './explainRefusedCreates.js';
 
@@ -117,10 +117,10 @@ export const startReplicator = async (options: ReplicatorOptions): Promise<Repli
     for (let leases = 0; leases < 2; leases++) {
       const kiosk = await sync.kiosk();
       const last = kiosk?.blocks.at(-1);
-      if (kiosk === undefined || !leasePolicy.shouldLease(idsLeft(kiosk), last ? last.last - last.first + 1 : 0)) return;
+      if (kiosk === undefined || !leasePolicy.shouldLease(idsLeft(kiosk), last ? idsIn(last) : 0)) return;
       const block = await client.lease();
       await sync.addBlock(block);
-      leasePolicy.leased(block.last - block.first + 1);
+      leasePolicy.leased(idsIn(block));
     }
   };
 

@@ -132,6 +132,9 @@ export const takeId = (kiosk: KioskState | undefined, nextId: number, index: Pet
   return id;
 };
 
+/** How many ids a leased block holds. */
+export const idsIn = ({ first, last }: IdBlock): number => last - first + 1;
+
 /** How many leased ids the kiosk has left to give. */
 export const idsLeft = (kiosk: KioskState): number => {
   if (kiosk.nextId === 0) return 0;
