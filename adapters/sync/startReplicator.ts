@@ -84,9 +84,9 @@ const waitUnlessStopped = (milliseconds: number, signal: AbortSignal) =>
  * are left than the kiosk gives in a second at its recent rate (at least `LEASE_LOW_WATER`,
  * at most two blocks: see createLeasePolicy), pushes every local create not pushed yet (in
  * arrival order, from the durable `pushedThrough`), and pulls from the durable checkpoint
- * until it has caught up. Each step is idempotent and resumes from what the storage holds, so a kill
- * at any point loses nothing and repeats only harmless work. Local requests never wait on
- * a round.
+ * until it has caught up. Each step is idempotent and resumes from what the storage holds,
+ * so a kill at any point loses nothing and repeats only harmless work. Local requests never
+ * wait on a round.
  */
 export const startReplicator = async (options: ReplicatorOptions): Promise<Replicator> => {
   const { storage, hub, key, intervalSeconds = 5, waitSeconds = LIVE_PULL_WAIT_SECONDS, log = {}, now = Date.now } = options;
