@@ -2,13 +2,33 @@
 import type { FileHandle } from 'node:fs/promises';
 import type { FilePart, WholeWrite } from './FilePart.js';
 
+/** The chunks without their first `skip` bytes. */
+const after = (chunks: readonly Uint8Array[], skip: number): Uint8Array[] => {
+  const rest: Uint8Array[] = [];
+  for (const chunk of chunks) {
+    if (skip >= chunk.byteLength) skip -= chunk.byteLength;
+    else {
+      rest.push(skip === 0 ? chunk : chunk.subarray(skip));
+      skip = 0;
+    }
+  }
+  return rest;
+};
+
 /** Writes all the chunks to a handle, after what it wrote before. */
 const writeBuffers = async (handle: FileHandle, chunks: readonly Uint8Array[]): Promise<number> => {
-  const { bytesWritten } = await handle.writev(chunks as Uint8Array[]);
   const expected = chunks.reduce((total, chunk) => total + chunk.byteLength, 0);
-  // libuv writes until done or failed; a short count would be a bug below us, not a retry case.
-  if (bytesWritten !== expected) throw new Error(`wrote ${bytesWritten} of ${expected} bytes`);
-  return bytesWritten;
+  let rest = chunks as Uint8Array[];
+  let done = 0;
+  for (;;) {
+    const { bytesWritten } = await handle.writev(rest);
+    done += bytesWritten;
+    if (done >= expected) return done;
+    // A disk filling up writes what fits and counts it (tmpfs does): the rest is written
+    // again, and that write fails saying why (ENOSPC), where the count alone could not.
+    if (bytesWritten === 0) throw new Error(`wrote ${done} of ${expected} bytes`);
+    rest = after(rest, bytesWritten);
+  }
 };
 
 /**
