@@ -16,6 +16,7 @@ export interface OpenStorageOptions {
   seed: readonly Pet[] | undefined;
   /** Told of every durable write (metrics). */
   onCommit: CommitObserver | undefined;
+  /** Told what an operator should hear: a seed not used, a data file that cannot be written whole. */
   warn(message: string): void;
 }
 
@@ -63,6 +64,6 @@ export const openStorage = async (choice: StorageChoice, { seed, onCommit, warn 
       });
     case 'file':
       if (seed !== undefined) await seedDataFile(choice.file, seed, warn);
-      return openJsonFileStorage({ file: choice.file, ...observer });
+      return openJsonFileStorage({ file: choice.file, ...observer, log: { warn } });
   }
 };

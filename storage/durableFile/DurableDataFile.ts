@@ -93,10 +93,11 @@ export class DurableDataFile<T, C> implements Adapter<T> {
    * that beside a file of over 64 MiB), and a start reads at most the larger of 128 MiB and
    * the file with 16 MiB of journal. `dirty`: an append failed and may have left its change
    * in it, so the next write must be whole. `pending`: it holds changes the file does not.
+   * `bytes` and `bound`: its size and the size past which it is outgrown.
    */
-  get journal(): { outgrown: boolean; dirty: boolean; pending: boolean } {
+  get journal(): { outgrown: boolean; dirty: boolean; pending: boolean; bytes: number; bound: number } {
     const { file, journal, dirty } = this.#text.sizes;
     const bound = Math.max(this.#journalMinBytes, Math.min(file, JOURNAL_TOTAL_BYTES - file));
-    return { outgrown: journal > bound, dirty, pending: dirty || journal > 0 };
+    return { outgrown: journal > bound, dirty, pending: dirty || journal > 0, bytes: journal, bound };
   }
 }

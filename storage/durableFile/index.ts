@@ -5,6 +5,7 @@
  * `Low`; plus the watch for edits, the health of the disk under it, and the errors it
  * fails with. It knows nothing of what the data is.
  */
+export { inMebibytes } from './checkRoom.js';
 export { DataFileError, DataFileLockedError, type DataFileOwner } from './DataFileError.js';
 export { type DataFormat, DurableDataFile, JOURNAL_MIN_BYTES, JOURNAL_TOTAL_BYTES } from './DurableDataFile.js';
 export { DurableTextFile } from './DurableTextFile.js';

@@ -2,6 +2,7 @@
 import type { BigIntStats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { checkRoom } from './checkRoom.js';
 import { DurableWriteError, FileChangedError } from './DurableWriteError.js';
 import type { FilePart, WholeWrite } from './FilePart.js';
 import type { FileSystem } from './FileSystem.js';
@@ -52,9 +53,15 @@ export const replaceDurably = async (
   parts: readonly FilePart[],
 ): Promise<void> => {
   const temp = tempPath(file);
-  let step = 'open a temp file beside it';
+  let step = 'find room for the temp file';
   let handle: FileHandle | undefined;
   try {
+    // A write that cannot fit would fill the disk before it failed, and the journal's
+    // appends, going on meanwhile, would fail with it: such a write is not begun, nor one
+    // that would leave the journal less than an eighth of its size to grow into.
+    const bytes = parts.reduce((total, part) => total + part.byteLength, 0);
+    await checkRoom(fs, path.dirname(file), bytes + Math.ceil(bytes / 8));
+    step = 'open a temp file beside it';
     handle = await fs.open(temp, 'wx', NEW_FILE_MODE);
     step = 'lock the temp file';
     // Still mode 0600 and ours: no one else can hold a lock on it yet.

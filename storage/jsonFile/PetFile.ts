@@ -9,6 +9,8 @@ import {
   type DurableTextFile,
   DurableWriteError,
   FileChangedError,
+  inMebibytes,
+  journalPath,
   WriteHealth,
 } from '../durableFile/index.js';
 import type { IdempotencyKeys } from '../IdempotencyKeys.js';
@@ -49,6 +51,9 @@ export class PetFile {
   readonly #onReload: () => void;
   readonly #onAppended: (pets: readonly Pet[]) => void;
   readonly #refuseTaken: NonNullable<PetFileHooks['refuseTaken']>;
+  readonly #warn: (message: string) => void;
+  /** Why the last whole write outside a create failed (its code), once told; `undefined` while they succeed. */
+  #wholeWriteFailure: string | undefined;
   /** The lowest next id this process may give: above every id it has seen in the file or given. */
   #idFloor: number;
   /** Why the file cannot be used now (an invalid or missing edit, or another owner), or `undefined`. */
@@ -72,7 +77,7 @@ export class PetFile {
   /** Owns the data file opened by `openPetFileDb` (see there for what opening checks). */
   constructor(
     { db, data, text, serializer }: PetFileDb,
-    { onReload = () => {}, onAppended = () => {}, refuseTaken = () => {} }: PetFileHooks = {},
+    { onReload = () => {}, onAppended = () => {}, refuseTaken = () => {}, warn = () => {} }: PetFileHooks = {},
   ) {
     this.#db = db;
     this.#data = data;
@@ -81,6 +86,7 @@ export class PetFile {
     this.#onReload = onReload;
     this.#onAppended = onAppended;
     this.#refuseTaken = refuseTaken;
+    this.#warn = warn;
     this.#idFloor = db.data.nextId;
     this.#health = new WriteHealth(() => text.probe());
     this.#preparation = new WritePreparation(serializer, () => db.data);
@@ -256,7 +262,7 @@ export class PetFile {
    * syncing it held every create back for about 0.6 s.) A crash between the two leaves the
    * new document beside the whole journal, whose lines it holds a start skips.
    */
-  async #writeWholeAlongside(): Promise<void> {
+  async #writeWholeAlongside(): Promise<boolean> {
     const whole = await this.#queue.write(async () => {
       this.#refuseWhileUnusable();
       if (!this.#data.journal.outgrown) return undefined;
@@ -267,7 +273,7 @@ export class PetFile {
       );
       return started;
     });
-    if (!whole) return;
+    if (!whole) return false;
     try {
       await whole.written;
     } finally {
@@ -279,6 +285,7 @@ export class PetFile {
     await this.#queue.run(async () => {
       if (!this.#closed) await whole.finish();
     });
+    return true;
   }
 
   /** What one write added, for the journal, with the sync fields `SyncInJournal` gives it. */
@@ -292,7 +299,8 @@ export class PetFile {
    * Writes the whole file after the writes already queued, alongside the creates that come
    * meanwhile (`#writeWholeAlongside`): the create that made the journal outgrow the file is
    * answered first, and none waits for the whole write. A failure leaves the journal as it
-   * is, tried again a few seconds later.
+   * is, tried again a few seconds later; a disk's failure is told once (`warn`), and so is
+   * the first whole write that succeeds after it.
    */
   #compactSoon(): void {
     if (this.#compacting || Date.now() < this.#compactAfter) return;
@@ -302,12 +310,30 @@ export class PetFile {
     // Stopped when an edit replaces the content: its bytes must not be cached as the new one's.
     void this.#prepareWhole(() => this.#closed)
       .then(() => this.#writeWholeAlongside())
-      .catch(() => {
+      .then((written) => {
+        if (!written || this.#wholeWriteFailure === undefined) return;
+        this.#wholeWriteFailure = undefined;
+        this.#warn(`the data file ${this.#text.name} is written whole again; its journal is back within its bound`);
+      })
+      .catch((error: unknown) => {
         this.#compactAfter = Date.now() + COMPACT_RETRY_MILLISECONDS;
+        // An edit under way is read and reported on its own; only the disk's failures are news here.
+        if (error instanceof DurableWriteError) this.#wholeWriteFailed(error);
       })
       .finally(() => {
         this.#compacting = false;
       });
+  }
+
+  /** Tells of a whole write the disk refused, unless the last one failed the same way (by its code: the room free changes). */
+  #wholeWriteFailed(error: DurableWriteError): void {
+    const failure = error.code ?? error.message;
+    if (failure === this.#wholeWriteFailure) return;
+    this.#wholeWriteFailure = failure;
+    const { bytes, bound } = this.#data.journal;
+    this.#warn(
+      `the data file ${this.#text.name} is not written whole, so its journal ${journalPath(this.#text.name)} keeps every change and grows past its bound (${inMebibytes(bytes)} of ${inMebibytes(bound)} MiB) until it is; tried again every ${COMPACT_RETRY_MILLISECONDS / 1000} s and at the stop: ${error.message}`,
+    );
   }
 
   /**
@@ -361,7 +387,11 @@ export class PetFile {
       this.#closed = true;
       // Never over someone's edit: while the file is not ours to write, it and its journal stay as they are.
       if ((this.#holdsFailedAnimals || this.#data.journal.pending) && !this.#problem && !(await this.#text.changed())) {
-        await this.#db.write().catch(() => {});
+        await this.#db.write().catch((error: unknown) => {
+          this.#warn(
+            `the data file ${this.#text.name} was not written whole at the stop, so its journal ${journalPath(this.#text.name)} (${inMebibytes(this.#data.journal.bytes)} MiB) stays beside it, every change kept, and the next start reads both: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        });
       }
       await this.#text.release();
     });

@@ -16,4 +16,10 @@ export interface PetFileHooks {
    * does not meet the same one.
    */
   refuseTaken?: (pets: readonly Pet[], doing: 'create' | 'sync') => void;
+  /**
+   * What an operator should hear and no request shows, in a sentence: the file could not be
+   * written whole (its journal then grows past its bound, though creates go on), and could
+   * again; or the stop left the journal beside the file.
+   */
+  warn?: (message: string) => void;
 }

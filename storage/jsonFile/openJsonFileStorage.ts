@@ -36,6 +36,12 @@ export interface JsonFileStorageOptions {
    * default) and more than the file, or the two together more than 128 MiB: what a start reads.
    */
   journalMinBytes?: number;
+  /**
+   * Where to tell what an operator should hear and no request shows: the file cannot be
+   * written whole (a full disk; creates go on into its journal, which then grows past its
+   * bound), and can again; a stop that left the journal beside the file. `console.warn` by default.
+   */
+  log?: { warn?(message: string): void };
 }
 
 /** A storage kept in a JSON data file. */
@@ -64,16 +70,13 @@ export interface JsonFileStorage extends PetStorage {
  * invalid one refuses creates until it is repaired, and no edit is ever overwritten. Its
  * `checkHealth` says whether creates can be stored now.
  */
-export const openJsonFileStorage = ({ file, onCommit, keySweep, journalMinBytes }: JsonFileStorageOptions): Promise<JsonFileStorage> =>
-  openJsonFileStorageOn(file, nodeFileSystem, onCommit, keySweep, journalMinBytes);
+export const openJsonFileStorage = (options: JsonFileStorageOptions): Promise<JsonFileStorage> =>
+  openJsonFileStorageOn(options, nodeFileSystem);
 
 /** `openJsonFileStorage` over the given file functions (tests pass ones that fail on demand). */
 export const openJsonFileStorageOn = async (
-  given: string,
+  { file: given, onCommit, keySweep, journalMinBytes, log = {} }: JsonFileStorageOptions,
   fs: FileSystem,
-  onCommit?: CommitObserver,
-  keySweep?: KeySweepOptions,
-  journalMinBytes?: number,
 ): Promise<JsonFileStorage> => {
   const file = path.resolve(given);
   const dangling = await findDanglingLink(fs, file);
@@ -124,6 +127,7 @@ export const openJsonFileStorageOn = async (
       if (pets.length > 0) queueMicrotask(arrivals.notify);
     },
     refuseTaken: (pets, doing) => index.refuseTaken(pets, doing),
+    warn: (message) => (log.warn ?? console.warn)(message),
   });
   rebuild();
   const stopPreparing = petFile.prepareWrites();

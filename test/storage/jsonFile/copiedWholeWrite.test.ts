@@ -91,7 +91,7 @@ describe('A whole write copies what the file and the journal already hold', () =
     // A whole write's temp file waits, once armed, so the edit lands between its preparation and its copy.
     const { fs: controlled, held, arm, waiting } = holdingWholeWrites();
     const replace = vi.spyOn(DurableTextFile.prototype, 'replace');
-    const storage = await openJsonFileStorageOn(file, controlled, undefined, undefined, 0);
+    const storage = await openJsonFileStorageOn({ file, journalMinBytes: 0 }, controlled);
     const created = new Map<string, number>();
     await createKeyed(storage, 'first', 5_000, created);
     await settled(replace);
@@ -131,7 +131,7 @@ describe('A whole write copies what the file and the journal already hold', () =
       }) as FileSystem['open'],
     };
     const replace = vi.spyOn(DurableTextFile.prototype, 'replace');
-    const storage = await openJsonFileStorageOn(file, controlled, undefined, undefined, 0);
+    const storage = await openJsonFileStorageOn({ file, journalMinBytes: 0 }, controlled);
     const created = new Map<string, number>();
     await createKeyed(storage, 'first', 9_000, created);
     await settled(replace);

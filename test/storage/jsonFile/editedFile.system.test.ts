@@ -182,7 +182,7 @@ describe('JSON-file storage and a file edited by hand while it runs', () => {
     const folder = tempFolder();
     const file = path.join(folder, 'animals.json');
     const { fs: controlled, control } = createControlledFileSystem(folder);
-    const storage = await openJsonFileStorageOn(file, controlled);
+    const storage = await openJsonFileStorageOn({ file }, controlled);
     const held = gate();
     control.plans.set(control.writes + 1, { hold: held.closed });
     const writesBefore = control.writes;

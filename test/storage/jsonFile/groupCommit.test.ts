@@ -14,7 +14,7 @@ const openControlled = async () => {
   const folder = tempFolder();
   const file = path.join(folder, 'animals.json');
   const { fs: controlled, control } = createControlledFileSystem(folder);
-  const storage = await openJsonFileStorageOn(file, controlled);
+  const storage = await openJsonFileStorageOn({ file }, controlled);
   const writesAtOpen = control.writes;
   const plan = (write: number, what: Parameters<typeof control.plans.set>[1]) => control.plans.set(writesAtOpen + write, what);
   const writesSinceOpen = () => control.writes - writesAtOpen;
@@ -184,7 +184,10 @@ describe('JSON-file storage commit reports', () => {
     const reports: Array<{ size: number; seconds: number; ok: boolean }> = [];
     const folder = tempFolder();
     const { fs: controlled, control } = createControlledFileSystem(folder);
-    const storage = await openJsonFileStorageOn(path.join(folder, 'animals.json'), controlled, (report) => reports.push(report));
+    const storage = await openJsonFileStorageOn(
+      { file: path.join(folder, 'animals.json'), onCommit: (report) => reports.push(report) },
+      controlled,
+    );
     await Promise.all(Array.from({ length: 5 }, (_, offset) => storage.create(pet(`Pet ${offset}`))));
     control.plans.set(control.writes + 1, { failOpen: true });
     await expect(storage.create(pet('Doomed'))).rejects.toMatchObject({ code: 'storage_unavailable' });

@@ -20,7 +20,7 @@ describe('JSON-file storage under any mix of failing writes', () => {
           const folder = tempFolder();
           const file = path.join(folder, 'animals.json');
           const { fs: controlled, control } = createControlledFileSystem(folder);
-          const storage = await openJsonFileStorageOn(file, controlled);
+          const storage = await openJsonFileStorageOn({ file }, controlled);
           for (const [offset, plan] of plans.entries()) control.plans.set(control.writes + offset + 1, plan);
 
           const acknowledged: Pet[] = [];

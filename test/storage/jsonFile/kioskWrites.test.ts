@@ -21,7 +21,7 @@ describe('JSON-file kiosk: creates', () => {
   it('Should give an id again after a write that never reached the disk, and never after one that may have', async () => {
     const file = tempDataFile();
     const { fs: controlled, control } = createControlledFileSystem(path.dirname(file));
-    const kiosk = await openJsonFileStorageOn(file, controlled);
+    const kiosk = await openJsonFileStorageOn({ file }, controlled);
     await kiosk.sync.join(HUB);
     await kiosk.sync.addBlock({ first: 1001, last: 1010 });
 

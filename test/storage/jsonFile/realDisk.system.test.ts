@@ -1,35 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { DurableTextFile } from '../../../storage/durableFile/index.js';
 import { openJsonFileStorage } from '../../../storage/jsonFile/openJsonFileStorage.js';
 import { tempFolder } from '../../support/tempFolder.js';
-import { setReadOnly, smallDisk } from './mount.js';
+import { fillDiskForGood, setReadOnly, smallDisk } from './mount.js';
 import { untilHealth } from './untilHealth.js';
 
 const pet = (name: string) => ({ name, categoryId: 1, status: 'available' as const });
-
-/** Appends zeros to a file until the disk is full. */
-const fillDisk = (file: string) => {
-  const block = Buffer.alloc(4096);
-  const fd = fs.openSync(file, 'a');
-  try {
-    for (;;) fs.writeSync(fd, block);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-  } finally {
-    fs.closeSync(fd);
-  }
-};
-
-/**
- * Fills the disk, and again once the file a write replaced is gone: a write answers before
- * it closes the replaced file, whose blocks are freed only then.
- */
-const fillDiskForGood = async (file: string) => {
-  fillDisk(file);
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  fillDisk(file);
-};
 
 describe('JSON-file storage on a real disk that fails', () => {
   it('Should say the disk is full (ENOSPC), be unhealthy until there is room again, then healthy with no create in between', async () => {
@@ -83,6 +61,84 @@ describe('JSON-file storage on a real disk that fails', () => {
       reason: expect.stringMatching(/cannot be written: no space left on device: .* free, a write needs .* \(ENOSPC\)$/),
     });
     await storage.close();
+  });
+
+  it('Should tell once that the file cannot be written whole on a full disk, keep creating into its journal, and tell when it can again and when the stop could not', async () => {
+    const disk = tempFolder();
+    await smallDisk(disk, 2048);
+    const file = path.join(disk, 'animals.json');
+    const journal = `${file}.journal`;
+    const warnings: string[] = [];
+    const replace = vi.spyOn(DurableTextFile.prototype, 'replace');
+    // Whole writes that ran (or failed) by now: their promises settled.
+    const wholeWritesSettled = async () => {
+      for (let seen = -1; seen !== replace.mock.results.length; ) {
+        seen = replace.mock.results.length;
+        await Promise.allSettled(replace.mock.results.map(({ value }) => value as Promise<void>));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    const options = { file, journalMinBytes: 16 * 1024, log: { warn: (message: string) => warnings.push(message) } };
+    let storage = await openJsonFileStorage(options);
+    const created: number[] = [];
+    const createSome = async (count: number, name: string) => {
+      for (let at = 0; at < count; at += 100) {
+        const pets = await Promise.all(Array.from({ length: Math.min(100, count - at) }, () => storage.create(pet(name))));
+        created.push(...pets.map(({ id }) => id));
+      }
+    };
+    await createSome(3000, 'Before the disk filled');
+    await wholeWritesSettled();
+    const document = fs.statSync(file).size;
+    expect(document).toBeGreaterThan(100_000);
+    expect(warnings).toEqual([]);
+
+    // Room for the journal to outgrow the document, not for the document written whole beside them.
+    const filler = path.join(disk, 'filler');
+    await fillDiskForGood(filler);
+    fs.truncateSync(filler, fs.statSync(filler).size - Math.round(1.2 * document));
+    while (warnings.length === 0 && fs.statSync(journal).size < 1.1 * document) await createSome(100, 'Into the journal');
+    await wholeWritesSettled();
+    // Asked before the write, which is not begun: the room stays for the journal's appends.
+    const noRoom = /: The data file .* cannot be written: no space left on device: [\d.]+ MiB free, a write needs [\d.]+ MiB \(ENOSPC\)$/;
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(
+      / keeps every change and grows past its bound \([\d.]+ of [\d.]+ MiB\) until it is; tried again every 5 s and at the stop: /,
+    );
+    expect(warnings[0]!.startsWith(`the data file ${file} is not written whole, so its journal ${journal} keeps`)).toBe(true);
+    expect(warnings[0]).toMatch(noRoom);
+    // Creates go on into the journal, and a second try, failing the same way, is not told again.
+    const now = Date.now();
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => now + 6_000);
+    await createSome(50, 'Still into the journal');
+    await wholeWritesSettled();
+    expect(replace.mock.results.length).toBeGreaterThanOrEqual(2);
+    expect(warnings).toHaveLength(1);
+
+    // Room again: the next try writes the file whole, and says so.
+    fs.rmSync(filler);
+    clock.mockImplementation(() => now + 12_000);
+    await createSome(50, 'With room again');
+    await wholeWritesSettled();
+    expect(warnings).toHaveLength(2);
+    expect(warnings[1]).toBe(`the data file ${file} is written whole again; its journal is back within its bound`);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).pets.length).toBeGreaterThan(3000);
+    clock.mockRestore();
+
+    // A stop on a full disk leaves the journal beside the file, says so, and the next start reads both.
+    await createSome(100, 'Before the stop');
+    await fillDiskForGood(filler);
+    await storage.close();
+    expect(warnings).toHaveLength(3);
+    expect(warnings[2]!.startsWith(`the data file ${file} was not written whole at the stop, so its journal ${journal} (`)).toBe(true);
+    expect(warnings[2]).toMatch(/, every change kept, and the next start reads both: /);
+    expect(warnings[2]).toMatch(noRoom);
+    expect(fs.statSync(journal).size).toBeGreaterThan(0);
+    fs.rmSync(filler);
+    storage = await openJsonFileStorage(options);
+    expect((await storage.list({ after: 0, limit: 100_000 })).map(({ id }) => id)).toEqual(created);
+    await storage.close();
+    replace.mockRestore();
   });
 
   it('Should refuse to start on a read-only disk, saying so (EROFS), and leave the file as it is', async () => {

@@ -11,7 +11,7 @@ const openControlled = async () => {
   const folder = tempFolder();
   const file = path.join(folder, 'animals.json');
   const { fs, control } = createControlledFileSystem(folder);
-  const storage = await openJsonFileStorageOn(file, fs);
+  const storage = await openJsonFileStorageOn({ file }, fs);
   /** Makes the nth durable write (or health probe) from now meet `plan`. */
   const plan = (nth: number, what: Parameters<typeof control.plans.set>[1]) => control.plans.set(control.writes + nth, what);
   return { file, storage, plan };

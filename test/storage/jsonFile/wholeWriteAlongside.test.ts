@@ -38,7 +38,7 @@ describe('A whole write made alongside creates', () => {
     const file = tempDataFile();
     const { fs: controlledFs, held, arm, waiting } = holdingWholeWrites();
     // From the smallest journal on: the first create's line outgrows the empty document.
-    const storage = await openJsonFileStorageOn(file, controlledFs, undefined, undefined, 0);
+    const storage = await openJsonFileStorageOn({ file, journalMinBytes: 0 }, controlledFs);
     arm();
     const created = new Map<string, number>();
     created.set('before', (await storage.createIdempotent(rex, keyAt('before'))).pet.id);
@@ -72,7 +72,7 @@ describe('A whole write made alongside creates', () => {
   it('Should lose nothing and add nothing twice when the journal cannot be cut after the file was written whole', async () => {
     const file = tempDataFile();
     const { fs: controlledFs, held, arm, waiting } = holdingWholeWrites({ failJournalRename: true });
-    const storage = await openJsonFileStorageOn(file, controlledFs, undefined, undefined, 0);
+    const storage = await openJsonFileStorageOn({ file, journalMinBytes: 0 }, controlledFs);
     arm();
     const created = new Map<string, number>();
     created.set('before', (await storage.createIdempotent(rex, keyAt('before'))).pet.id);

@@ -67,7 +67,7 @@ const seededFile = (animals: number, keys: number): string => {
 /** Bytes written to the storage by each of 40 creates one after another (20 plain, 20 keyed), on average and at most. */
 const writeCost = async (animals: number, keys: number) => {
   const { fs: counting, counted } = countingFileSystem();
-  const storage = await openJsonFileStorageOn(seededFile(animals, keys), counting);
+  const storage = await openJsonFileStorageOn({ file: seededFile(animals, keys) }, counting);
   const costs: number[] = [];
   for (let count = 0; count < 40; count++) {
     const before = counted.bytes;
