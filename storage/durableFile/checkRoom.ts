@@ -5,11 +5,14 @@ import type { FileSystem } from './FileSystem.js';
 export const inMebibytes = (bytes: number): string => (bytes / 2 ** 20).toFixed(1);
 
 /**
- * Throws an ENOSPC error when the file system holding `folder` has less room than `needed`
- * bytes (root may use the reserved blocks): `no space left on device: 3.1 MiB free, a write
- * needs 21.5 MiB`. Answers quietly when the file system cannot say.
+ * Throws an ENOSPC error when the file system holding `folder` has no room for a whole write
+ * of `bytes` (root may use the reserved blocks): `no space left on device: 3.1 MiB free, a
+ * write needs 21.5 MiB`. Answers quietly when the file system cannot say. The room asked is
+ * the write's bytes and an eighth more: the journal's appends go on while it runs, and a
+ * write that filled the disk would make them fail with it.
  */
-export const checkRoom = async (fs: FileSystem, folder: string, needed: number): Promise<void> => {
+export const checkRoom = async (fs: FileSystem, folder: string, bytes: number): Promise<void> => {
+  const needed = bytes + Math.ceil(bytes / 8);
   const space = await fs.statfs(folder).catch(() => undefined);
   if (!space) return;
   const free = (process.getuid?.() === 0 ? space.bfree : space.bavail) * space.bsize;

@@ -10,8 +10,9 @@ const PROBE_BYTES = Buffer.from('animal-store health probe\n');
 
 /**
  * Writes and fsyncs a small temp file beside `file` and removes it, then asks whether the
- * folder's file system has room for `size` bytes more (a write needs the new file beside the
- * old until its rename). Throws a DurableWriteError, naming the file as `name`, saying why not.
+ * folder's file system has room for a whole write of `size` bytes, as the write itself will
+ * (`checkRoom`: the new file beside the old until its rename). Throws a DurableWriteError,
+ * naming the file as `name`, saying why not.
  */
 export const probeDisk = async (fs: FileSystem, file: string, name: string, size: number): Promise<void> => {
   const temp = tempPath(file);

@@ -56,11 +56,9 @@ export const replaceDurably = async (
   let step = 'find room for the temp file';
   let handle: FileHandle | undefined;
   try {
-    // A write that cannot fit would fill the disk before it failed, and the journal's
-    // appends, going on meanwhile, would fail with it: such a write is not begun, nor one
-    // that would leave the journal less than an eighth of its size to grow into.
+    // A write that cannot fit would fill the disk before it failed: it is not begun.
     const bytes = parts.reduce((total, part) => total + part.byteLength, 0);
-    await checkRoom(fs, path.dirname(file), bytes + Math.ceil(bytes / 8));
+    await checkRoom(fs, path.dirname(file), bytes);
     step = 'open a temp file beside it';
     handle = await fs.open(temp, 'wx', NEW_FILE_MODE);
     step = 'lock the temp file';
