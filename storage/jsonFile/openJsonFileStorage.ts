@@ -127,7 +127,8 @@ export const openJsonFileStorageOn = async (
       if (pets.length > 0) queueMicrotask(arrivals.notify);
     },
     refuseTaken: (pets, doing) => index.refuseTaken(pets, doing),
-    warn: (message) => (log.warn ?? console.warn)(message),
+    // Called as a method, so a logger whose warn uses `this` (pino's, winston's) works.
+    warn: (message) => (log.warn ? log.warn(message) : console.warn(message)),
   });
   rebuild();
   const stopPreparing = petFile.prepareWrites();
