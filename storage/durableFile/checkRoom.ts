@@ -14,7 +14,8 @@ export const inMebibytes = (bytes: number): string => (bytes / 2 ** 20).toFixed(
 export const checkRoom = async (fs: FileSystem, folder: string, bytes: number): Promise<void> => {
   const needed = bytes + Math.ceil(bytes / 8);
   const space = await fs.statfs(folder).catch(() => undefined);
-  if (!space) return;
+  // A file system that reports no size at all (some FUSE ones) cannot say: the write is tried.
+  if (!space || space.blocks === 0) return;
   const free = (process.getuid?.() === 0 ? space.bfree : space.bavail) * space.bsize;
   if (free >= needed) return;
   throw Object.assign(new Error(`no space left on device: ${inMebibytes(free)} MiB free, a write needs ${inMebibytes(needed)} MiB`), {
