@@ -31,6 +31,9 @@ export interface DeferredPart {
 /** A piece of a whole write, in the order written. */
 export type FilePart = Uint8Array | DeferredPart;
 
+/** How many bytes the parts hold. */
+export const byteLengthOf = (parts: readonly FilePart[]): number => parts.reduce((sum, part) => sum + part.byteLength, 0);
+
 /** The bytes of `parts` laid end to end, each deferred one made through `reading`: for tests and small files. */
 export const bytesOfParts = async (parts: readonly FilePart[], reading: Omit<WholeWrite, 'write'>): Promise<Buffer> => {
   const pieces: Buffer[] = [];

@@ -1,6 +1,6 @@
 /** @module Bytes written to or read from an open file whole, or an error: never a silent short count. */
 import type { FileHandle } from 'node:fs/promises';
-import type { FilePart, WholeWrite } from './FilePart.js';
+import { byteLengthOf, type FilePart, type WholeWrite } from './FilePart.js';
 
 /** The chunks without their first `skip` bytes. */
 const after = (chunks: readonly Uint8Array[], skip: number): Uint8Array[] => {
@@ -17,7 +17,7 @@ const after = (chunks: readonly Uint8Array[], skip: number): Uint8Array[] => {
 
 /** Writes all the chunks to a handle, after what it wrote before. */
 const writeBuffers = async (handle: FileHandle, chunks: readonly Uint8Array[]): Promise<number> => {
-  const expected = chunks.reduce((total, chunk) => total + chunk.byteLength, 0);
+  const expected = byteLengthOf(chunks);
   let rest = chunks as Uint8Array[];
   let done = 0;
   for (;;) {

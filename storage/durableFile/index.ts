@@ -10,7 +10,16 @@ export { DataFileError, DataFileLockedError, type DataFileOwner } from './DataFi
 export { type DataFormat, DurableDataFile, JOURNAL_MIN_BYTES, JOURNAL_TOTAL_BYTES } from './DurableDataFile.js';
 export { DurableTextFile } from './DurableTextFile.js';
 export { DurableWriteError, FileChangedError } from './DurableWriteError.js';
-export { bytesOfParts, COPY_PIECE_BYTES, copyOwnBytes, type DeferredPart, type FilePart, Scratch, type WholeWrite } from './FilePart.js';
+export {
+  byteLengthOf,
+  bytesOfParts,
+  COPY_PIECE_BYTES,
+  copyOwnBytes,
+  type DeferredPart,
+  type FilePart,
+  Scratch,
+  type WholeWrite,
+} from './FilePart.js';
 export { type FileSystem, nodeFileSystem } from './FileSystem.js';
 export { findDanglingLink } from './findDanglingLink.js';
 export { folderFailureReason } from './folderFailureReason.js';

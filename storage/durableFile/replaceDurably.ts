@@ -4,7 +4,7 @@ import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { checkRoom } from './checkRoom.js';
 import { DurableWriteError, FileChangedError } from './DurableWriteError.js';
-import type { FilePart, WholeWrite } from './FilePart.js';
+import { byteLengthOf, type FilePart, type WholeWrite } from './FilePart.js';
 import type { FileSystem } from './FileSystem.js';
 import type { Ownership } from './FileVersion.js';
 import { writeAll } from './fileBytes.js';
@@ -57,8 +57,7 @@ export const replaceDurably = async (
   let handle: FileHandle | undefined;
   try {
     // A write that cannot fit would fill the disk before it failed: it is not begun.
-    const bytes = parts.reduce((total, part) => total + part.byteLength, 0);
-    await checkRoom(fs, path.dirname(file), bytes);
+    await checkRoom(fs, path.dirname(file), byteLengthOf(parts));
     step = 'open a temp file beside it';
     handle = await fs.open(temp, 'wx', NEW_FILE_MODE);
     step = 'lock the temp file';

@@ -14,6 +14,7 @@ import {
   WriteHealth,
 } from '../durableFile/index.js';
 import type { IdempotencyKeys } from '../IdempotencyKeys.js';
+import { reasonOf } from '../reasonOf.js';
 import { problemOf, refusal } from './fileProblems.js';
 import type { PetFileDb } from './openPetFileDb.js';
 import type { PetChange } from './PetChange.js';
@@ -389,7 +390,7 @@ export class PetFile {
       if ((this.#holdsFailedAnimals || this.#data.journal.pending) && !this.#problem && !(await this.#text.changed())) {
         await this.#db.write().catch((error: unknown) => {
           this.#warn(
-            `the data file ${this.#text.name} was not written whole at the stop, so its journal ${journalPath(this.#text.name)} (${inMebibytes(this.#data.journal.bytes)} MiB) stays beside it, every change kept, and the next start reads both: ${error instanceof Error ? error.message : String(error)}`,
+            `the data file ${this.#text.name} was not written whole at the stop, so its journal ${journalPath(this.#text.name)} (${inMebibytes(this.#data.journal.bytes)} MiB) stays beside it, every change kept, and the next start reads both: ${reasonOf(error)}`,
           );
         });
       }

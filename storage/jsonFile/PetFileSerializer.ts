@@ -1,7 +1,7 @@
 /** @module Writes a data file's bytes and its journal's lines, reusing the bytes of animals and keys written before. */
 
 import type { Pet } from '../../core/schemas/Pet.js';
-import { copyOwnBytes, type FilePart, type JournalSpot, Scratch } from '../durableFile/index.js';
+import { byteLengthOf, copyOwnBytes, type FilePart, type JournalSpot, Scratch } from '../durableFile/index.js';
 import { IdempotencyKeys } from '../IdempotencyKeys.js';
 import { JournalKeys, type ReadJournalBytes } from './JournalKeys.js';
 import { KeyLines, type ReadOwnBytes } from './KeyLines.js';
@@ -320,6 +320,3 @@ export class PetFileSerializer {
     return bytes;
   }
 }
-
-/** How many bytes the parts hold. */
-const byteLengthOf = (parts: readonly FilePart[]): number => parts.reduce((sum, part) => sum + part.byteLength, 0);
