@@ -129,3 +129,12 @@ export const holdingWholeWrites = ({ failJournalRename = false } = {}) => {
   };
   return { fs, held, arm: () => (armed = true), waiting: () => waiting };
 };
+
+/** Waits until every whole write begun so far (the calls `replace`, a spy on `DurableTextFile.prototype.replace`, saw) has ended, however it ended. */
+export const settled = async (replace: { mock: { results: { value: unknown }[] } }) => {
+  for (let seen = -1; seen !== replace.mock.results.length; ) {
+    seen = replace.mock.results.length;
+    await Promise.allSettled(replace.mock.results.map(({ value }) => value as Promise<void>));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+};

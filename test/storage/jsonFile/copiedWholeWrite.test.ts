@@ -7,7 +7,7 @@ import { type JsonFileStorage, openJsonFileStorage, openJsonFileStorageOn } from
 import { PetFileSerializer } from '../../../storage/jsonFile/PetFileSerializer.js';
 import { parsePetFile } from '../../../storage/jsonFile/parsePetFile.js';
 import { tempDataFile } from '../../support/tempFolder.js';
-import { holdingWholeWrites, until } from './controlledFileSystem.js';
+import { holdingWholeWrites, settled, until } from './controlledFileSystem.js';
 
 const rex = { name: 'Rex', categoryId: 3, status: 'available' } as const;
 
@@ -29,15 +29,6 @@ const createKeyed = async (storage: JsonFileStorage, prefix: string, count: numb
     const keys = Array.from({ length: Math.min(100, count - at) }, (_, offset) => `${prefix}-${at + offset}`);
     const answers = await Promise.all(keys.map((key) => storage.createIdempotent(rex, keyAt(key))));
     for (const [index, { pet }] of answers.entries()) created.set(keys[index]!, pet.id);
-  }
-};
-
-/** Waits until every whole write begun so far has ended, however it ended. */
-const settled = async (replace: { mock: { results: { value: unknown }[] } }) => {
-  for (let seen = -1; seen !== replace.mock.results.length; ) {
-    seen = replace.mock.results.length;
-    await Promise.allSettled(replace.mock.results.map(({ value }) => value as Promise<void>));
-    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 };
 

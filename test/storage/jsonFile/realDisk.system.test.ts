@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { DurableTextFile } from '../../../storage/durableFile/index.js';
 import { openJsonFileStorage } from '../../../storage/jsonFile/openJsonFileStorage.js';
 import { tempFolder } from '../../support/tempFolder.js';
+import { settled } from './controlledFileSystem.js';
 import { fillDiskForGood, setReadOnly, smallDisk } from './mount.js';
 import { untilHealth } from './untilHealth.js';
 
@@ -70,14 +71,6 @@ describe('JSON-file storage on a real disk that fails', () => {
     const journal = `${file}.journal`;
     const warnings: string[] = [];
     const replace = vi.spyOn(DurableTextFile.prototype, 'replace');
-    // Whole writes that ran (or failed) by now: their promises settled.
-    const wholeWritesSettled = async () => {
-      for (let seen = -1; seen !== replace.mock.results.length; ) {
-        seen = replace.mock.results.length;
-        await Promise.allSettled(replace.mock.results.map(({ value }) => value as Promise<void>));
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    };
     const options = { file, journalMinBytes: 16 * 1024, log: { warn: (message: string) => warnings.push(message) } };
     let storage = await openJsonFileStorage(options);
     const created: number[] = [];
@@ -88,7 +81,7 @@ describe('JSON-file storage on a real disk that fails', () => {
       }
     };
     await createSome(3000, 'Before the disk filled');
-    await wholeWritesSettled();
+    await settled(replace);
     const document = fs.statSync(file).size;
     expect(document).toBeGreaterThan(100_000);
     expect(warnings).toEqual([]);
@@ -98,7 +91,7 @@ describe('JSON-file storage on a real disk that fails', () => {
     await fillDiskForGood(filler);
     fs.truncateSync(filler, fs.statSync(filler).size - Math.round(1.2 * document));
     while (warnings.length === 0 && fs.statSync(journal).size < 1.1 * document) await createSome(100, 'Into the journal');
-    await wholeWritesSettled();
+    await settled(replace);
     // Asked before the write, which is not begun: the room stays for the journal's appends.
     const noRoom = /: The data file .* cannot be written: no space left on device: [\d.]+ MiB free, a write needs [\d.]+ MiB \(ENOSPC\)$/;
     expect(warnings).toHaveLength(1);
@@ -112,7 +105,7 @@ describe('JSON-file storage on a real disk that fails', () => {
     const tries = replace.mock.calls.length;
     const clock = vi.spyOn(Date, 'now').mockImplementation(() => now + 6_000);
     await createSome(50, 'Still into the journal');
-    await wholeWritesSettled();
+    await settled(replace);
     expect(replace.mock.calls.length).toBe(tries + 1);
     expect(warnings).toHaveLength(1);
 
@@ -120,7 +113,7 @@ describe('JSON-file storage on a real disk that fails', () => {
     fs.rmSync(filler);
     clock.mockImplementation(() => now + 12_000);
     await createSome(50, 'With room again');
-    await wholeWritesSettled();
+    await settled(replace);
     expect(warnings).toHaveLength(2);
     expect(warnings[1]).toBe(`the data file ${file} is written whole again; its journal is back within its bound`);
     expect(JSON.parse(fs.readFileSync(file, 'utf8')).pets.length).toBeGreaterThan(3000);
