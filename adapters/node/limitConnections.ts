@@ -70,8 +70,10 @@ export const connectionPhase = (socket: Socket): ConnectionPhase => {
 export const limitConnections = (server: Server, limits: ConnectionLimits): void => {
   const exempt = new Set(limits.exemptAddresses.map(addressKey));
   const ledger = new ConnectionLedger<Socket>(limits, connectionPhase);
-  // Refusals still being read hold files beyond the cap: a flood gets its answers without lingering.
-  const maxLingering = Math.max(16, Math.floor(limits.maxConnections / 8));
+  // Refusals still being read hold files beyond the cap: a flood gets its answers without
+  // lingering. A sixteenth of the cap: half of what the default cap (7/8 of the open files)
+  // leaves, so the process's own files and the ones a create opens always have the rest.
+  const maxLingering = Math.max(16, Math.floor(limits.maxConnections / 16));
   let lingering = 0;
 
   const refuse = (socket: Socket) => {

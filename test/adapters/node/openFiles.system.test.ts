@@ -3,6 +3,7 @@
  * body (issue 13): before the connection caps, they took every open file, and every other
  * client was refused for as long as they stayed.
  */
+import fs from 'node:fs';
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { type NodeProcess, waitForOutput } from '../../support/nodeProcess.js';
@@ -72,4 +73,51 @@ describe('the standalone server with 1,024 open files', () => {
     }
     expect(server.stderr()).toBe('');
   }, 90_000);
+
+  it('keeps files for itself and its data file while 1,100 connections at once are refused and never read their answer', async () => {
+    // No connection may be closed for room during the test (however slowly the machine goes): past the cap, every new one is refused.
+    const server = await startServerInChild({ keys: [KEY], dataFile: tempDataFile(), shedAfter: 60_000 }, { openFiles: 1024 });
+    const client = net.connect(server.port, '127.0.0.1');
+    let received = '';
+    client.setEncoding('latin1').on('data', (chunk: string) => (received += chunk));
+    const keepAlive = setInterval(() => client.write('GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n'), 200);
+    let mostOpen = 0;
+    const count = setInterval(() => {
+      mostOpen = Math.max(mostOpen, fs.readdirSync(`/proc/${server.pid}/fd`).length);
+    }, 2);
+    const crowd: net.Socket[] = [];
+    try {
+      // None may be closed for room: past the total cap of 896, each new connection is refused.
+      for (let address = 1; address <= 11; address++) {
+        for (let i = 0; i < 100; i++) {
+          const socket = net.connect({ port: server.port, host: '127.0.0.1', localAddress: `127.0.3.${address}` });
+          socket.on('error', () => {});
+          socket.on('connect', () => {
+            socket.write('POST /v1/pets HTTP/1.1\r\nHost: a\r\nContent-Length: 100\r\n\r\n{');
+            socket.pause();
+          });
+          crowd.push(socket);
+        }
+      }
+      await until(() => crowd.every((socket) => socket.readyState !== 'opening'), 'every connection was made');
+      const before = parseAnswers(received).answers.length;
+      client.write(create('Kept'));
+      // The create and four checks of /healthz after it: no file the data file needed was missing.
+      await until(() => parseAnswers(received).answers.length >= before + 5, 'the create and four checks were answered');
+      const statuses = parseAnswers(received)
+        .answers.slice(before)
+        .map((answer) => answer.status);
+      expect(statuses).toContain(201);
+      expect(statuses).not.toContain(503);
+      // Refusals being written hold at most a sixteenth of the cap (56): with the process's own files, well under 1,024.
+      expect(mostOpen).toBeGreaterThan(896);
+      expect(mostOpen).toBeLessThan(1_000);
+    } finally {
+      clearInterval(count);
+      clearInterval(keepAlive);
+      client.destroy();
+      for (const socket of crowd) socket.destroy();
+    }
+    expect(server.stderr()).toBe('');
+  }, 60_000);
 });
