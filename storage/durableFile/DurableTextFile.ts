@@ -180,6 +180,16 @@ export class DurableTextFile {
     return this.#journal.read();
   }
 
+  /**
+   * Puts the journal's lines back under its name when someone removed, moved or replaced
+   * its file while this process appends to it, and answers true then (see
+   * `Journal.checkName`; throws a DurableWriteError when it cannot, and the next write must
+   * be whole).
+   */
+  checkJournalName(): Promise<boolean> {
+    return this.#journal.checkName();
+  }
+
   /** The sizes of the file (as last read or written) and of its journal, in bytes, and whether the journal may hold a failed change. */
   get sizes(): { file: number; journal: number; dirty: boolean } {
     return { file: Number(this.#version.size), journal: this.#journal.size, dirty: this.#journal.dirty };

@@ -1,6 +1,6 @@
 /** @module The journal beside a durable file: each change one checksummed line, appended durably; a torn last line is known and dropped. */
 import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
+import { type BigIntStats, constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { DurableWriteError } from './DurableWriteError.js';
@@ -32,6 +32,12 @@ const WRITES_ARE_DURABLE = constants.O_DSYNC !== undefined;
 
 /** How the journal is opened: read and write, each write durable on return where the system can. */
 const OPEN_FLAGS = WRITES_ARE_DURABLE ? constants.O_RDWR | constants.O_DSYNC : constants.O_RDWR;
+
+/** The device and inode of an open file. */
+const inodeOf = async (handle: FileHandle): Promise<{ dev: bigint; ino: bigint }> => {
+  const { dev, ino } = await handle.stat({ bigint: true });
+  return { dev, ino };
+};
 
 /** The journal's path: beside the file, named after it. */
 export const journalPath = (file: string): string => `${file}.journal`;
@@ -80,8 +86,12 @@ export class Journal {
   readonly #name: string;
   /** Open once the journal exists; writes to it are durable on return where the system has O_DSYNC. */
   #handle: FileHandle | undefined;
+  /** The file `#handle` reads and writes, to tell whether the journal's name still leads to it (see `checkName`). */
+  #inode: { dev: bigint; ino: bigint } | undefined;
   #size = 0;
   #dirty = false;
+  /** Someone removed, moved or replaced the journal's file: its lines are only in the file still open here. */
+  #lost = false;
   #generation = 0;
   /** The journal the last `keepFrom` replaced, and the byte of it its first kept line started at (here it starts at 0). */
   #kept: { generation: number; from: number } | undefined;
@@ -128,9 +138,46 @@ export class Journal {
     return { generation: this.#generation, size: this.#size };
   }
 
-  /** Whether an append failed in a way that may have left its change in the journal. */
+  /**
+   * Whether the file must be written whole before the journal is trusted again: an append
+   * failed in a way that may have left its change in it, or its name no longer leads to
+   * the file holding its lines (see `checkName`).
+   */
   get dirty(): boolean {
-    return this.#dirty;
+    return this.#dirty || this.#lost;
+  }
+
+  /**
+   * Checks that the journal's name still leads to the file this process appends to. It is
+   * not to be touched while the server runs, but a person tidying a folder may remove, move
+   * or replace it; the lines appended since the last whole write are then only in the file
+   * held open here, which the next start would not find. Their copy is then put back under
+   * the name, as `keepFrom` puts its lines (durably, by rename), and this answers true. An
+   * empty journal is let go instead: the next append makes a new one. Never with an append
+   * under way. Throws a DurableWriteError when the copy cannot be made; the journal is then
+   * `dirty` (its owner writes the file whole, every change in it) until `clear`, which makes
+   * a new journal under the name.
+   */
+  async checkName(): Promise<boolean> {
+    const inode = this.#inode;
+    if (!inode || this.#lost) return false;
+    let stats: BigIntStats | undefined;
+    try {
+      stats = await this.#fs.stat(journalPath(this.#file), { bigint: true });
+    } catch (error) {
+      // Only a name that leads nowhere is known to be lost; a disk that cannot say is asked again next time.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return false;
+    }
+    // Compared with the inode the check began with: a `keepFrom` meanwhile renamed its own file in.
+    if ((stats && stats.dev === inode.dev && stats.ino === inode.ino) || inode !== this.#inode) return false;
+    if (this.#size === 0 && !this.#dirty) {
+      await this.#letGo();
+      return false;
+    }
+    this.#lost = true;
+    await this.#copyFrom(0);
+    this.#lost = false;
+    return true;
   }
 
   /** The changes in the journal, oldest first. */
@@ -219,9 +266,18 @@ export class Journal {
   /** Empties the journal durably: the file was written whole with every change in it. */
   async clear(): Promise<void> {
     this.#openedChanges = undefined;
-    if (!this.#handle || (this.#size === 0 && !this.#dirty)) return;
+    if (!this.#handle || (this.#size === 0 && !this.dirty)) return;
     this.#generation++;
     this.#kept = undefined;
+    if (this.#lost) {
+      // A new, empty journal under the name (over whatever took it), so a start does not
+      // read lines the file already holds, or someone else's. Should that fail, the next
+      // append makes it.
+      await this.#letGo();
+      this.#lost = false;
+      await this.#openHandle(true);
+      return;
+    }
     await this.#handle.truncate(0);
     await this.#handle.datasync();
     this.#size = 0;
@@ -238,21 +294,34 @@ export class Journal {
    * fails before the rename; the journal is then as it was.
    */
   async keepFrom(mark: JournalMark): Promise<void> {
-    if (mark.generation !== this.#generation || this.#dirty || !this.#handle || mark.size > this.#size) return;
+    if (mark.generation !== this.#generation || this.dirty || !this.#handle || mark.size > this.#size) return;
     if (mark.size === this.#size) return this.clear();
+    await this.#copyFrom(mark.size);
+  }
+
+  /**
+   * Copies the lines from byte `from` on to a journal file of their own, made durable and
+   * renamed over the journal's name; appends go to it from then on. Throws a
+   * DurableWriteError when the disk fails before the rename; the journal is then as it was.
+   */
+  async #copyFrom(from: number): Promise<void> {
+    const current = this.#handle;
+    if (!current) return;
     this.#openedChanges = undefined;
     const journal = journalPath(this.#file);
     const temp = tempPath(journal);
     let step = 'read the journal';
     let handle: FileHandle | undefined;
     let later: Buffer;
+    let inode: { dev: bigint; ino: bigint };
     try {
-      later = await readAll(this.#handle, mark.size, this.#size - mark.size);
+      later = await readAll(current, from, this.#size - from);
       step = 'write a new journal';
       handle = await this.#fs.open(temp, OPEN_FLAGS | constants.O_CREAT | constants.O_EXCL, NEW_FILE_MODE);
       await writeAll(handle, [later]);
       step = 'fsync the new journal';
       await handle.sync();
+      inode = await inodeOf(handle);
       step = 'rename the new journal over the journal';
       await this.#fs.rename(temp, journal);
     } catch (error) {
@@ -261,12 +330,12 @@ export class Journal {
       throw new DurableWriteError(this.#name, step, false, error);
     }
     // The new journal is in place: appends go to it from now on, whatever comes next.
-    const replaced = this.#handle;
     this.#handle = handle;
+    this.#inode = inode;
     this.#size = later.byteLength;
-    this.#kept = { generation: this.#generation, from: mark.size };
+    this.#kept = { generation: this.#generation, from };
     this.#generation++;
-    await replaced.close().catch(() => {});
+    await current.close().catch(() => {});
     // Until the folder's fsync, a crash may bring the older journal back: it still holds every line.
     await syncFolder(this.#fs, path.dirname(this.#file)).catch(() => {});
   }
@@ -283,20 +352,35 @@ export class Journal {
     await handle.close().catch(() => {});
   }
 
-  /** Opens (or, with `create`, creates durably: its name fsynced into the folder) the journal's file. */
+  /**
+   * Opens the journal's file, or with `create` makes it anew, empty (over anything under its
+   * name: there is no journal as far as this process knows), durably: its name fsynced
+   * into the folder.
+   */
   async #openHandle(create: boolean): Promise<void> {
-    if (!create) {
-      this.#handle = await this.#fs.open(journalPath(this.#file), OPEN_FLAGS);
-      return;
-    }
-    const handle = await this.#fs.open(journalPath(this.#file), OPEN_FLAGS | constants.O_CREAT, NEW_FILE_MODE);
+    const flags = create ? OPEN_FLAGS | constants.O_CREAT | constants.O_TRUNC : OPEN_FLAGS;
+    const handle = await this.#fs.open(journalPath(this.#file), flags, NEW_FILE_MODE);
     try {
-      await handle.sync();
-      await syncFolder(this.#fs, path.dirname(this.#file));
+      if (create) {
+        await handle.sync();
+        await syncFolder(this.#fs, path.dirname(this.#file));
+      }
+      this.#inode = await inodeOf(handle);
     } catch (error) {
       await handle.close().catch(() => {});
       throw error;
     }
     this.#handle = handle;
+    this.#size = 0;
+  }
+
+  /** Closes the journal's file without touching its name: the next append makes a new one. */
+  async #letGo(): Promise<void> {
+    const handle = this.#handle;
+    this.#handle = undefined;
+    this.#inode = undefined;
+    this.#size = 0;
+    this.#dirty = false;
+    await handle?.close().catch(() => {});
   }
 }

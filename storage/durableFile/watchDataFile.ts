@@ -1,6 +1,7 @@
 /** @module Notices when a data file changes on disk: a watch on its folder, so an edit saved by rename is seen too. */
 import fs from 'node:fs';
 import path from 'node:path';
+import { journalPath } from './Journal.js';
 
 /** How long to wait after a change before looking: an editor's save is often several steps. */
 const SETTLE_MILLISECONDS = 50;
@@ -10,16 +11,19 @@ const SETTLE_MILLISECONDS = 50;
  * by a rename, removed), at most once per 50 ms. Watches the folder rather than the file: a
  * watch on a file follows its inode, which an editor's save by rename (and each of the
  * storage's own writes) puts out of the folder. The storage's own writes call it too;
- * `onChange` tells those apart by comparing the file with what it last wrote. Where the
+ * `onChange` tells those apart by comparing the file with what it last wrote. Its journal
+ * being removed, moved or replaced calls it too (appends to the journal do not). Where the
  * system cannot watch (no inotify watches left, a network share), it watches nothing, and
  * the storage still finds edits before each write. Returns the function that stops it.
  */
 export const watchDataFile = (file: string, onChange: () => void): (() => void) => {
   const name = path.basename(file);
+  const journal = path.basename(journalPath(file));
   let timer: NodeJS.Timeout | undefined;
   let watcher: fs.FSWatcher | undefined;
-  const changed = (_event: string, changedName: string | Buffer | null) => {
-    if (changedName !== null && changedName.toString() !== name) return;
+  const changed = (event: string, changedName: string | Buffer | null) => {
+    const changed = changedName?.toString();
+    if (changed !== undefined && changed !== name && !(changed === journal && event === 'rename')) return;
     timer ??= setTimeout(() => {
       timer = undefined;
       onChange();

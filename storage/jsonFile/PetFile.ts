@@ -131,7 +131,9 @@ export class PetFile {
   async #reloadIfChanged(): Promise<void> {
     // While the file is being replaced it is this process's own change; an edit saved
     // meanwhile stops the replacement (it looks just before its rename) and is read after it.
-    if (this.#closed || this.#replacing || !(await this.#text.changed())) return;
+    if (this.#closed || this.#replacing) return;
+    const [changed] = await Promise.all([this.#text.changed(), this.#keepJournalName()]);
+    if (!changed) return;
     try {
       // lowdb keeps the old content when reading fails, so readers keep the last valid one.
       await this.#db.read();
@@ -148,6 +150,26 @@ export class PetFile {
     this.#serializer.forgetAll();
     this.#preparation.replaced();
     this.#onReload();
+  }
+
+  /**
+   * Puts the journal back under its name when someone removed or replaced it while this
+   * process runs, and says so: its lines are the creates since the last whole write, which
+   * the next start reads from there. When that fails, the journal is dirty and the next
+   * write is the file whole, which holds them too.
+   */
+  async #keepJournalName(): Promise<void> {
+    const journal = journalPath(this.#text.name);
+    try {
+      if (!(await this.#text.checkJournalName())) return;
+      this.#warn(
+        `the journal ${journal} was removed or replaced while the server ran; it is written again under its name with every change it held (leave it be while the server runs: once it stops, the data file alone holds everything)`,
+      );
+    } catch (error) {
+      this.#warn(
+        `the journal ${journal} was removed or replaced while the server ran and cannot be written again, so the next write is the data file whole, with every change it held: ${reasonOf(error)}`,
+      );
+    }
   }
 
   /**

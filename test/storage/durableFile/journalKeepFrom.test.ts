@@ -1,17 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DurableWriteError, type FileSystem, journalPath, nodeFileSystem } from '../../../storage/durableFile/index.js';
+import { DurableWriteError, journalPath, nodeFileSystem } from '../../../storage/durableFile/index.js';
 import { Journal } from '../../../storage/durableFile/Journal.js';
-import { tempDataFile } from '../../support/tempFolder.js';
-
-/** A journal beside a fresh data file, with `lines` appended. */
-const journalWith = async (lines: string[], fs: FileSystem = nodeFileSystem) => {
-  const file = tempDataFile();
-  const journal = await Journal.open(fs, file, file);
-  for (const line of lines) await journal.append(line);
-  return { file, journal };
-};
+import { failingJournalRename, journalWith } from './journalFixtures.js';
 
 /** What a start would read: the journal opened again. */
 const reopened = async (file: string) => {
@@ -53,14 +45,7 @@ describe('A journal keeps only the lines appended after a whole write began', ()
   });
 
   it('Should leave the journal whole, and no new journal beside it, when the new one cannot be put in place', async () => {
-    const failingRename: FileSystem = {
-      ...nodeFileSystem,
-      rename: async (from, to) => {
-        if (String(to).endsWith('.journal')) throw Object.assign(new Error('EIO: i/o error, rename'), { code: 'EIO' });
-        return nodeFileSystem.rename(from, to);
-      },
-    };
-    const { file, journal } = await journalWith(['{"a":1}'], failingRename);
+    const { file, journal } = await journalWith(['{"a":1}'], failingJournalRename);
     const mark = journal.mark;
     await journal.append('{"b":2}');
     await expect(journal.keepFrom(mark)).rejects.toThrow(DurableWriteError);

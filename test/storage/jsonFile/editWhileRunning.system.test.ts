@@ -1,6 +1,8 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { getJson, postPet, readDataFile, startServer, tempDataFile } from '../../support/serverProcess.js';
+import { journalPath } from '../../../storage/durableFile/index.js';
+import { crash, getJson, postPet, readDataFile, readDocument, startServer, tempDataFile, until } from '../../support/serverProcess.js';
 
 describe('the real server on a data file edited by hand while it runs', () => {
   it('Should keep the edit, serve it, and give the next animal an id no one has had', async () => {
@@ -26,5 +28,31 @@ describe('the real server on a data file edited by hand while it runs', () => {
     expect(refused).toMatchObject({ status: 503, body: { code: 'storage_unavailable' } });
     expect(fs.readFileSync(file, 'utf8')).toBe('{"format":2,"nextId":4,"pets":[');
     expect((await getJson(server.url, '/pets/3')).body).toEqual(next.body);
+  });
+
+  it('Should put its journal back when someone removes or moves it away, so a crash after keeps every animal', async () => {
+    const file = tempDataFile();
+    const server = await startServer(file);
+    const created = [await postPet(server.url, { name: 'Before', categoryId: 1 })];
+    // The journal holds the creates since the last whole write: the document has none yet.
+    expect(readDocument(file).pets).toEqual([]);
+    const removed = 'was removed or replaced while the server ran; it is written again under its name with every change it held';
+
+    // Tidied away with no create after it: the server notices the folder change on its own.
+    fs.unlinkSync(journalPath(file));
+    await until(() => fs.existsSync(journalPath(file)), 'the journal is back under its name');
+    created.push(await postPet(server.url, { name: 'After the removal', categoryId: 1 }));
+
+    // Moved away: the next create puts it back first, then appends to it.
+    fs.renameSync(journalPath(file), path.join(path.dirname(file), 'moved.journal'));
+    created.push(await postPet(server.url, { name: 'After the move', categoryId: 1 }));
+    expect(created.map(({ status }) => status)).toEqual([201, 201, 201]);
+    await until(() => server.stderr().split(removed).length === 3, 'two warnings');
+    expect(server.stderr()).toContain(`warning: the journal ${journalPath(file)} ${removed}`);
+
+    await crash(server);
+    const restarted = await startServer(file);
+    expect((await getJson(restarted.url, '/pets')).body).toEqual(created.map(({ body }) => body));
+    await crash(restarted);
   });
 });
