@@ -5,7 +5,7 @@ import { DataFileError } from './DataFileError.js';
 import { FileChangedError } from './DurableWriteError.js';
 import type { FilePart, WholeWrite } from './FilePart.js';
 import type { FileSystem } from './FileSystem.js';
-import { type FileVersion, type Ownership, ownershipOf, sameVersion, versionOf } from './FileVersion.js';
+import { type FileVersion, type Inode, inodeOf, type Ownership, ownershipOf, sameInode, sameVersion, versionOf } from './FileVersion.js';
 import { readAll } from './fileBytes.js';
 import { Journal, type JournalMark, type JournalSpot, journalPath } from './Journal.js';
 import { lockDataFile } from './lockDataFile.js';
@@ -46,7 +46,7 @@ export class DurableTextFile {
   #opened: FileHandle | undefined;
   /** The inode at the path as this process last read or wrote it, locked. */
   #current: FileHandle;
-  #currentInode: { dev: bigint; ino: bigint };
+  #currentInode: Inode;
   /** The file as this process last read or wrote it. */
   #version: FileVersion;
   #ownership: Ownership;
@@ -62,7 +62,7 @@ export class DurableTextFile {
     this.#journal = journal;
     this.#opened = handle;
     this.#current = handle;
-    this.#currentInode = { dev: stats.dev, ino: stats.ino };
+    this.#currentInode = inodeOf(stats);
     this.#version = versionOf(stats);
     this.#ownership = ownershipOf(stats);
   }
@@ -103,7 +103,7 @@ export class DurableTextFile {
     try {
       // Before reading: an edit made during the read then shows as a change later.
       const stats = await handle.stat({ bigint: true });
-      if (stats.ino !== this.#currentInode.ino || stats.dev !== this.#currentInode.dev) {
+      if (!sameInode(stats, this.#currentInode)) {
         await lockDataFile(handle, this.name);
         await this.#adopt(handle, stats);
         adopted = true;
@@ -289,7 +289,7 @@ export class DurableTextFile {
   async #adopt(handle: FileHandle, stats: BigIntStats): Promise<void> {
     const previous = this.#current;
     this.#current = handle;
-    this.#currentInode = { dev: stats.dev, ino: stats.ino };
+    this.#currentInode = inodeOf(stats);
     this.#version = versionOf(stats);
     this.#ownership = ownershipOf(stats);
     await this.#dropReader();

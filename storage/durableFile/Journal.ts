@@ -5,6 +5,7 @@ import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { DurableWriteError } from './DurableWriteError.js';
 import type { FileSystem } from './FileSystem.js';
+import { type Inode, inodeOf, sameInode } from './FileVersion.js';
 import { readAll, writeAll } from './fileBytes.js';
 import { syncFolder } from './syncFolder.js';
 import { NEW_FILE_MODE, tempPath } from './tempFiles.js';
@@ -32,12 +33,6 @@ const WRITES_ARE_DURABLE = constants.O_DSYNC !== undefined;
 
 /** How the journal is opened: read and write, each write durable on return where the system can. */
 const OPEN_FLAGS = WRITES_ARE_DURABLE ? constants.O_RDWR | constants.O_DSYNC : constants.O_RDWR;
-
-/** The device and inode of an open file. */
-const inodeOf = async (handle: FileHandle): Promise<{ dev: bigint; ino: bigint }> => {
-  const { dev, ino } = await handle.stat({ bigint: true });
-  return { dev, ino };
-};
 
 /** The journal's path: beside the file, named after it. */
 export const journalPath = (file: string): string => `${file}.journal`;
@@ -87,7 +82,7 @@ export class Journal {
   /** Open once the journal exists; writes to it are durable on return where the system has O_DSYNC. */
   #handle: FileHandle | undefined;
   /** The file `#handle` reads and writes, to tell whether the journal's name still leads to it (see `checkName`). */
-  #inode: { dev: bigint; ino: bigint } | undefined;
+  #inode: Inode | undefined;
   #size = 0;
   #dirty = false;
   /** Someone removed, moved or replaced the journal's file: its lines are only in the file still open here. */
@@ -169,7 +164,7 @@ export class Journal {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return false;
     }
     // Compared with the inode the check began with: a `keepFrom` meanwhile renamed its own file in.
-    if ((stats && stats.dev === inode.dev && stats.ino === inode.ino) || inode !== this.#inode) return false;
+    if ((stats && sameInode(stats, inode)) || inode !== this.#inode) return false;
     if (this.#size === 0 && !this.#dirty) {
       await this.#letGo();
       return false;
@@ -313,7 +308,7 @@ export class Journal {
     let step = 'read the journal';
     let handle: FileHandle | undefined;
     let later: Buffer;
-    let inode: { dev: bigint; ino: bigint };
+    let inode: Inode;
     try {
       later = await readAll(current, from, this.#size - from);
       step = 'write a new journal';
@@ -321,7 +316,7 @@ export class Journal {
       await writeAll(handle, [later]);
       step = 'fsync the new journal';
       await handle.sync();
-      inode = await inodeOf(handle);
+      inode = inodeOf(await handle.stat({ bigint: true }));
       step = 'rename the new journal over the journal';
       await this.#fs.rename(temp, journal);
     } catch (error) {
@@ -365,7 +360,7 @@ export class Journal {
         await handle.sync();
         await syncFolder(this.#fs, path.dirname(this.#file));
       }
-      this.#inode = await inodeOf(handle);
+      this.#inode = inodeOf(await handle.stat({ bigint: true }));
     } catch (error) {
       await handle.close().catch(() => {});
       throw error;

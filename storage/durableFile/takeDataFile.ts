@@ -5,6 +5,7 @@ import path from 'node:path';
 import { DataFileError } from './DataFileError.js';
 import type { FilePart } from './FilePart.js';
 import type { FileSystem } from './FileSystem.js';
+import { sameInode } from './FileVersion.js';
 import { writeAll } from './fileBytes.js';
 import { lockDataFile } from './lockDataFile.js';
 import { syncFolder } from './syncFolder.js';
@@ -92,7 +93,7 @@ export const takeDataFile = async (file: string, options: TakeOptions): Promise<
       // Between our open and our lock, an owner that was stopping may have replaced the file: take what is there now.
       const locked = await handle.stat({ bigint: true });
       const atPath = await fs.stat(file, { bigint: true }).catch(() => undefined);
-      if (atPath?.ino === locked.ino && atPath.dev === locked.dev) return { handle, stats: locked };
+      if (atPath !== undefined && sameInode(atPath, locked)) return { handle, stats: locked };
     } catch (error) {
       await handle.close().catch(() => {});
       throw error;
