@@ -22,8 +22,8 @@ export const watchDataFile = (file: string, onChange: () => void): (() => void) 
   let timer: NodeJS.Timeout | undefined;
   let watcher: fs.FSWatcher | undefined;
   const changed = (event: string, changedName: string | Buffer | null) => {
-    const changed = changedName?.toString();
-    if (changed !== undefined && changed !== name && !(changed === journal && event === 'rename')) return;
+    const entry = changedName?.toString();
+    if (entry !== undefined && entry !== name && !(entry === journal && event === 'rename')) return;
     timer ??= setTimeout(() => {
       timer = undefined;
       onChange();
