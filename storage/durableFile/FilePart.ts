@@ -1,4 +1,5 @@
 /** @module The pieces of a whole write: bytes in memory, or bytes made while the write runs, a bounded piece at a time. */
+import { freeableBuffer, freeBuffer } from './freeableBuffer.js';
 
 /**
  * What a deferred part may do while its whole write runs: add bytes to the new file, and
@@ -53,8 +54,10 @@ export const COPY_PIECE_BYTES = 1024 * 1024;
 /**
  * Two buffers reused by the deferred parts of one whole write (which run one after
  * another), grown when a piece needs more: one for bytes read back, one for bytes made from
- * them. A whole write then allocates a few megabytes once, not a buffer per piece that
- * lingers until the collector frees it.
+ * them. A whole write then allocates a few megabytes once, not a buffer per piece, and
+ * whoever is done with them frees them (see `freeableBuffer`): a part at the end of its
+ * `writeTo`, a preparation when it ends. A buffer given out is valid until the next call
+ * for the same kind, or `free`.
  */
 export class Scratch {
   #read: Buffer | undefined;
@@ -62,24 +65,42 @@ export class Scratch {
 
   /** A buffer of `length` bytes to read into. */
   read(length: number): Buffer {
-    if (!this.#read || this.#read.byteLength < length) this.#read = Buffer.allocUnsafeSlow(Math.max(length, COPY_PIECE_BYTES));
+    this.#read = fitting(this.#read, length);
     return this.#read.subarray(0, length);
   }
 
   /** A buffer of `length` bytes to make bytes in, apart from `read`'s. */
   made(length: number): Buffer {
-    if (!this.#made || this.#made.byteLength < length) this.#made = Buffer.allocUnsafeSlow(Math.max(length, COPY_PIECE_BYTES));
+    this.#made = fitting(this.#made, length);
     return this.#made.subarray(0, length);
   }
+
+  /** Gives both buffers' memory back; the next `read` or `made` allocates anew. */
+  free(): void {
+    for (const bytes of [this.#read, this.#made]) if (bytes) freeBuffer(bytes);
+    this.#read = undefined;
+    this.#made = undefined;
+  }
 }
+
+/** `bytes` when it holds `length` bytes, or a new freeable buffer that does (the old one freed). */
+const fitting = (bytes: Buffer | undefined, length: number): Buffer => {
+  if (bytes && bytes.byteLength >= length) return bytes;
+  if (bytes) freeBuffer(bytes);
+  return freeableBuffer(Math.max(length, COPY_PIECE_BYTES));
+};
 
 /** `length` bytes from `offset` of the file being replaced, copied into the new one a piece at a time. */
 export const copyOwnBytes = (offset: number, length: number, scratch: Scratch): DeferredPart => ({
   byteLength: length,
   async writeTo(whole) {
-    for (let done = 0; done < length; done += COPY_PIECE_BYTES) {
-      const piece = Math.min(COPY_PIECE_BYTES, length - done);
-      await whole.write(await whole.readOwnBytes(offset + done, piece, scratch.read(piece)));
+    try {
+      for (let done = 0; done < length; done += COPY_PIECE_BYTES) {
+        const piece = Math.min(COPY_PIECE_BYTES, length - done);
+        await whole.write(await whole.readOwnBytes(offset + done, piece, scratch.read(piece)));
+      }
+    } finally {
+      scratch.free();
     }
   },
 });

@@ -7,6 +7,7 @@ import { DurableWriteError } from './DurableWriteError.js';
 import type { FileSystem } from './FileSystem.js';
 import { type Inode, inodeOf, sameInode } from './FileVersion.js';
 import { readAll, writeAll } from './fileBytes.js';
+import { freeableBuffer, freeBuffer } from './freeableBuffer.js';
 import { syncFolder } from './syncFolder.js';
 import { NEW_FILE_MODE, tempPath } from './tempFiles.js';
 
@@ -307,19 +308,23 @@ export class Journal {
     const temp = tempPath(journal);
     let step = 'read the journal';
     let handle: FileHandle | undefined;
-    let later: Buffer;
+    const length = this.#size - from;
+    // Megabytes under a flood, needed only until they are written again: freed then, not at a full collection.
+    const later = freeableBuffer(length);
     let inode: Inode;
     try {
-      later = await readAll(current, from, this.#size - from);
+      await readAll(current, from, length, later);
       step = 'write a new journal';
       handle = await this.#fs.open(temp, OPEN_FLAGS | constants.O_CREAT | constants.O_EXCL, NEW_FILE_MODE);
       await writeAll(handle, [later]);
+      freeBuffer(later);
       step = 'fsync the new journal';
       await handle.sync();
       inode = inodeOf(await handle.stat({ bigint: true }));
       step = 'rename the new journal over the journal';
       await this.#fs.rename(temp, journal);
     } catch (error) {
+      freeBuffer(later);
       await handle?.close().catch(() => {});
       await this.#fs.unlink(temp).catch(() => {});
       throw new DurableWriteError(this.#name, step, false, error);
@@ -327,7 +332,7 @@ export class Journal {
     // The new journal is in place: appends go to it from now on, whatever comes next.
     this.#handle = handle;
     this.#inode = inode;
-    this.#size = later.byteLength;
+    this.#size = length;
     this.#kept = { generation: this.#generation, from };
     this.#generation++;
     await current.close().catch(() => {});

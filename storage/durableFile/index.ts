@@ -23,6 +23,7 @@ export {
 export { type FileSystem, nodeFileSystem } from './FileSystem.js';
 export { findDanglingLink } from './findDanglingLink.js';
 export { folderFailureReason } from './folderFailureReason.js';
+export { freeableBytes, freeBuffer } from './freeableBuffer.js';
 export { type JournalSpot, journalPath, readJournal } from './Journal.js';
 export { realPathOf } from './realPathOf.js';
 export { createFolderDurably } from './syncFolder.js';

@@ -132,10 +132,14 @@ export class JournalKeys {
       copy: (copyFrom, firstLine, copyScratch) => ({
         byteLength: linesLength(group, copyFrom) - (firstLine ? 1 : 0),
         async writeTo(whole) {
-          const again = await readGroup(group, whole.readJournalBytes, copyScratch);
-          const lines = again && copyLines(group, copyFrom, again, copyScratch.made(linesLength(group, copyFrom)));
-          if (lines === undefined) throw new Error('its journal no longer holds the keys it held');
-          await whole.write(firstLine ? lines.subarray(1) : lines);
+          try {
+            const again = await readGroup(group, whole.readJournalBytes, copyScratch);
+            const lines = again && copyLines(group, copyFrom, again, copyScratch.made(linesLength(group, copyFrom)));
+            if (lines === undefined) throw new Error('its journal no longer holds the keys it held');
+            await whole.write(firstLine ? lines.subarray(1) : lines);
+          } finally {
+            copyScratch.free();
+          }
         },
       }),
     };

@@ -129,13 +129,14 @@ export class KeyLines {
    * leave before the write than the lines found, the write encodes the rest (see `lines`).
    * Answers false, taking nothing, unless nothing is encoded yet and the lines read are
    * lines of one key each (a check of the separators, not of each key), or when `stopped()`
-   * says so once the reads are done.
+   * says so once the reads are done. Reads through `scratch`, which its caller frees.
    */
   async reuse(
     keys: IdempotencyKeys,
     { start, end, offset, length }: { start: number; end: number; offset: number; length: number },
     read: ReadOwnBytes,
     stopped: () => boolean,
+    scratch: Scratch,
   ): Promise<boolean> {
     const fits = () =>
       this.encodedEnd(keys) === keys.first && this.#pieces.length === 0 && start <= keys.first && keys.first < end && end <= keys.end;
@@ -144,7 +145,6 @@ export class KeyLines {
     if (!fits() || total >= 2 ** 32) return false;
     const expired = keys.first - start;
     const offsets: number[] = [];
-    const scratch = new Scratch();
     let from = 0;
     for (; from < total && offsets.length <= expired; from += COPY_PIECE_BYTES) {
       if (stopped()) return false;

@@ -1,7 +1,7 @@
 /** @module Writes a data file's bytes and its journal's lines, reusing the bytes of animals and keys written before. */
 
 import type { Pet } from '../../core/schemas/Pet.js';
-import { byteLengthOf, copyOwnBytes, type FilePart, type JournalSpot, Scratch } from '../durableFile/index.js';
+import { byteLengthOf, copyOwnBytes, type FilePart, freeableBytes, freeBuffer, type JournalSpot, Scratch } from '../durableFile/index.js';
 import { IdempotencyKeys } from '../IdempotencyKeys.js';
 import { JournalKeys, type ReadJournalBytes } from './JournalKeys.js';
 import { KeyLines, type ReadOwnBytes } from './KeyLines.js';
@@ -144,8 +144,13 @@ export class PetFileSerializer {
     if (this.#writtenKeys) this.#journalKeys.forgetBefore(this.#writtenKeys.end);
     this.#writtenPets = this.#serializedPets;
     // The file holds those chunks now: their bytes are read back from it, not kept (about
-    // 110 MB at a million animals).
-    for (let index = 0; index < (this.#writtenPets?.chunks ?? 0); index++) this.#chunks[index] = undefined;
+    // 110 MB at a million animals), and their memory goes back at once, not at the next full
+    // collection (this write was the last to read them).
+    for (let index = 0; index < (this.#writtenPets?.chunks ?? 0); index++) {
+      const chunk = this.#chunks[index];
+      if (chunk) freeBuffer(chunk);
+      this.#chunks[index] = undefined;
+    }
   }
 
   /** A change as the journal's line holds it (`encodePetChange`), noting where its keys lie in the text. */
@@ -255,18 +260,37 @@ export class PetFileSerializer {
       await new Promise((resolve) => setImmediate(resolve));
     }
     if (!keys) return;
+    // One buffer to read the file's and the journal's bytes through, freed once the preparation ends.
+    const scratch = new Scratch();
+    try {
+      await this.#findKeyLines(idempotencyKeys, stopped, readOwnBytes, readJournalBytes, scratch);
+    } finally {
+      scratch.free();
+    }
+  }
+
+  /**
+   * Finds the lines of `keys` that the file (`readOwnBytes`) and the journal's lines
+   * (`readJournalBytes`) hold, for the whole write to copy, and encodes the rest.
+   */
+  async #findKeyLines(
+    idempotencyKeys: IdempotencyKeys,
+    stopped: () => boolean,
+    readOwnBytes: ReadOwnBytes | undefined,
+    readJournalBytes: ReadJournalBytes | undefined,
+    scratch: Scratch,
+  ): Promise<void> {
     const wholeWrites = this.#wholeWrites;
     const found = () => stopped() || this.#wholeWrites !== wholeWrites;
     const written = this.#writtenKeys;
     if (readOwnBytes && written?.queue === idempotencyKeys && written.end > idempotencyKeys.first) {
       // Checked against the file a megabyte at a time; its lines are copied from it by the write.
-      await this.#keyLines.reuse(idempotencyKeys, written, readOwnBytes, found);
+      await this.#keyLines.reuse(idempotencyKeys, written, readOwnBytes, found, scratch);
     }
     // The keys that came since: read back from the journal's lines where they are noted,
     // encoded where not. Only those here now: under a flood of creates, chasing the keys
     // that keep coming a read at a time would put the whole write off for as long as it lasts.
     const upTo = idempotencyKeys.end;
-    const scratch = new Scratch();
     while (readJournalBytes && !found()) {
       const from = this.#keyLines.encodedEnd(idempotencyKeys);
       const next = from < upTo ? this.#journalKeys.nextAfter(idempotencyKeys, from) : undefined;
@@ -284,7 +308,7 @@ export class PetFileSerializer {
   #chunk(pets: readonly Pet[], index: number): Buffer {
     let bytes = this.#chunks[index];
     if (bytes === undefined) {
-      bytes = this.#encode(pets, index * CHUNK_SIZE, (index + 1) * CHUNK_SIZE);
+      bytes = this.#encode(pets, index * CHUNK_SIZE, (index + 1) * CHUNK_SIZE, freeableBytes);
       // Chunks are made in order (by prepare or serialize), after those the file holds, so this appends or fills a gap.
       this.#chunks[index] = bytes;
     }
@@ -299,7 +323,7 @@ export class PetFileSerializer {
     }
     const cached = this.#tail.at(-1)?.end ?? start;
     if (cached < pets.length) {
-      this.#tail.push({ end: pets.length, bytes: this.#encode(pets, cached, pets.length) });
+      this.#tail.push({ end: pets.length, bytes: this.#encode(pets, cached, pets.length, (text) => Buffer.from(text)) });
       // Keep the list short: join the pieces now and then (the last stays apart, to be cut back alone).
       if (this.#tail.length > MAX_TAIL_PIECES) {
         const joined = this.#tail.slice(0, -1);
@@ -309,13 +333,16 @@ export class PetFileSerializer {
     return this.#tail;
   }
 
-  /** The lines of animals `start` to `end`, each after the separator it needs. */
-  #encode(pets: readonly Pet[], start: number, end: number): Buffer {
+  /**
+   * The lines of animals `start` to `end`, each after the separator it needs, as `toBytes`
+   * makes them: a chunk's in a freeable buffer, the file holding them once written.
+   */
+  #encode(pets: readonly Pet[], start: number, end: number, toBytes: (text: string) => Buffer): Buffer {
     let text = '';
     for (let position = start; position < end; position++) {
       text += `${position === 0 ? '\n' : ',\n'}${petJson(pets[position]!)}`;
     }
-    const bytes = Buffer.from(text);
+    const bytes = toBytes(text);
     this.#encodedPetBytes += bytes.byteLength;
     return bytes;
   }

@@ -404,3 +404,46 @@ describe('The data file encodes its Idempotency-Keys ahead of a whole write', ()
     );
   });
 });
+
+describe('A whole write gives back the bytes it passed through', () => {
+  it('Should free the animals it encoded ahead once the file holds them, and each buffer it read through once done, and still write what a fresh serialiser writes', async () => {
+    const content = contentWith(20_000);
+    const serializer = new PetFileSerializer();
+    await serializer.prepare(content, () => false, { keys: true });
+    const parts = serializer.serialize(content);
+    // 20,000 animals: four full chunks of 4,096, encoded ahead into buffers of their own.
+    const encodedAhead = parts.filter((part): part is Buffer => part instanceof Uint8Array && (part.buffer as ArrayBuffer).resizable);
+    expect(encodedAhead).toHaveLength(4);
+    let file = await bytesOfParts(
+      parts,
+      readingFrom(() => Buffer.alloc(0)),
+    );
+    expect(encodedAhead.every((part) => part.byteLength > 100_000)).toBe(true);
+    serializer.written();
+    expect(encodedAhead.every((part) => part.byteLength === 0)).toBe(true);
+
+    // The next whole write finds the keys in the file and copies them and the animals from
+    // it, a megabyte at a time, through buffers that are freed once each copy is done.
+    appendEntries(
+      content,
+      Array.from({ length: 10 }, (_, at) => ({
+        newPet: { name: `New ${at}`, categoryId: 1, status: 'available' as const },
+        key: keyAt(20_000 + at),
+      })),
+    );
+    const readInto: Buffer[] = [];
+    const readOwnBytes = async (offset: number, length: number, into?: Buffer) => {
+      if (!into) throw new Error('read without a buffer of its own');
+      readInto.push(into);
+      return into.subarray(0, file.copy(into, 0, offset, offset + length));
+    };
+    await serializer.prepare(content, () => false, { keys: true, readOwnBytes });
+    const preparedWith = readInto.length;
+    expect(preparedWith).toBeGreaterThan(0);
+    expect(readInto.every((bytes) => bytes.byteLength === 0)).toBe(true);
+    file = await bytesOfParts(serializer.serialize(content), { ...readingFrom(() => file), readOwnBytes });
+    expect(readInto.length).toBeGreaterThan(preparedWith + 4);
+    expect(readInto.every((bytes) => bytes.byteLength === 0)).toBe(true);
+    expect(file.toString('utf8')).toBe(await text(new PetFileSerializer(), content));
+  });
+});
