@@ -12,6 +12,7 @@ import { createRateLimiter, type RateLimitOptions } from './http/createRateLimit
 import { createResponder } from './http/createResponder.js';
 import type { DocsAssets } from './http/docsPage.js';
 import type { MaybePromise } from './MaybePromise.js';
+import type { PetServiceLogger } from './PetServiceLogger.js';
 import type { PetStorage } from './PetStorage.js';
 import { createDeprecationTracker, type DeprecatedUse } from './routing/createDeprecationTracker.js';
 import { createPetTexts } from './routing/createPetTexts.js';
@@ -35,35 +36,6 @@ import { scopeStep } from './steps/scopeStep.js';
 import { createFleet } from './sync/createFleet.js';
 
 export type { DeprecatedUse } from './routing/createDeprecationTracker.js';
-
-/** One line of the access log: never a key, never a body. */
-export interface AccessLogEntry {
-  method: string;
-  path: string;
-  status: number;
-  /** How long the service took, in milliseconds, with sub-millisecond precision. */
-  milliseconds: number;
-  /**
-   * The interface's name of what was asked (`listPets`, `createPet`, `getPet`,
-   * `getOpenApiDocument`, `getReference`, `checkHealth`), or `undefined` for anything else
-   * (an unknown path, another method, a preflight).
-   */
-  operation: string | undefined;
-  /** The request's id, when the service gives ids (see `requestIds`). */
-  requestId?: string;
-  /** The calling key's name (its fingerprint when it has none), once authenticated; never the key. */
-  key?: string;
-}
-
-/** Where the service reports; every member is optional. */
-export interface PetServiceLogger {
-  /** Called once per request, after the response is made. */
-  access?(entry: AccessLogEntry): void;
-  /** Notable events, such as the first deprecated call by a key. */
-  warn?(message: string): void;
-  /** Unexpected failures, with the error; the client only ever sees a bare 500. */
-  error?(message: string, error: unknown): void;
-}
 
 /** How to build the service. Everything that varies between embeddings is passed in. */
 export interface PetServiceOptions {

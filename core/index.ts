@@ -8,19 +8,13 @@ export { AnimalStoreError, isAnimalStoreError } from './AnimalStoreError.js';
 export type { Catalogue, NextPageQuery, PetPage, PetsQuery } from './catalogue/Catalogue.js';
 export type { CatalogueOptions } from './catalogue/createCatalogue.js';
 export { createCatalogue } from './catalogue/createCatalogue.js';
-export type {
-  AccessLogEntry,
-  DeprecatedUse,
-  PetService,
-  PetServiceLogger,
-  PetServiceOptions,
-  RequestContext,
-} from './createPetService.js';
+export type { DeprecatedUse, PetService, PetServiceOptions, RequestContext } from './createPetService.js';
 export { createPetService } from './createPetService.js';
 export type { Sha256 } from './digest.js';
 export type { CorsOptions } from './http/createCors.js';
 export { createOpenApiDocument, INTERFACE_VERSION } from './http/openApiDocument.js';
 export type { MaybePromise } from './MaybePromise.js';
+export type { AccessLogEntry, PetServiceLogger } from './PetServiceLogger.js';
 export type { PetPageRequest, PetPageText, PetStorage } from './PetStorage.js';
 export * from './schemas/index.js';
 export { createSyncClient, type SyncClient, type SyncClientOptions, SyncHubError } from './sync/createSyncClient.js';

@@ -1,8 +1,8 @@
 /** @module The first step: every answer and every error of a request passes through it once. */
 import { isAnimalStoreError } from '../AnimalStoreError.js';
-import type { AccessLogEntry, PetServiceLogger } from '../createPetService.js';
 import type { StorageFailureLog } from '../createStorageFailureLog.js';
 import { whenSettled } from '../MaybePromise.js';
+import type { AccessLogEntry, PetServiceLogger } from '../PetServiceLogger.js';
 import type { Route } from '../routing/createRouter.js';
 import type { Step } from './composeSteps.js';
 import type { RequestState } from './RequestState.js';
