@@ -2,7 +2,8 @@
 import type { StoredIdempotencyKey } from '../../core/PetStorage.js';
 import type { Pet } from '../../core/schemas/Pet.js';
 import { DataFileError } from '../durableFile/index.js';
-import { highestLeasedId, type Lease, type SyncState } from '../sync/syncState.js';
+import type { Lease } from '../sync/Lease.js';
+import { highestLeasedId, type SyncState } from '../sync/syncState.js';
 import { checkPetFile } from './checkPetFile.js';
 import type { PetFileContent } from './PetFileContent.js';
 import type { PetFileProblem } from './PetFileData.js';

@@ -2,7 +2,7 @@
 import { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import { type LeaseCount, MAX_UNUSED_LEASES } from '../../core/sync/SyncStorage.js';
 import type { PetIndex } from '../PetIndex.js';
-import type { Lease } from './syncState.js';
+import type { Lease } from './Lease.js';
 
 /** Seconds a kiosk refused a lease is told to wait: a block is used once it pushes, not by waiting. */
 const RETRY_AFTER_SECONDS = 60;

@@ -3,13 +3,8 @@ import { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import type { Pet } from '../../core/schemas/Pet.js';
 import { type IdBlock, type KioskState, SyncJoinError } from '../../core/sync/SyncStorage.js';
 import type { PetIndex } from '../PetIndex.js';
+import type { Lease } from './Lease.js';
 import type { LeaseUse } from './LeaseUse.js';
-
-/** A block of ids a hub leased to one sync key. */
-export interface Lease extends IdBlock {
-  /** The fingerprint of the sync key it was leased to. */
-  scope: string;
-}
 
 /** What a catalogue keeps about sync, beside its animals: as a hub, as a kiosk, or both. */
 export interface SyncState {
