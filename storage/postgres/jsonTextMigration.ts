@@ -2,7 +2,7 @@
  * @module Version 4 of the schema: each animal's JSON text, kept beside its fields, so that
  * PostgreSQL joins a list page from stored texts instead of writing every animal anew.
  */
-import type { Migration } from './migrations.js';
+import type { Migration } from './Migration.js';
 
 /**
  * Version 4: `pets.json_text`, the animal exactly as `JSON.stringify` writes it, a column

@@ -6,19 +6,9 @@
 
 import { epochMilliseconds } from './epochMilliseconds.js';
 import { version4 } from './jsonTextMigration.js';
+import type { Migration } from './Migration.js';
 import { version3 } from './syncMigration.js';
 
-/** One version of the schema. */
-export interface Migration {
-  /** 1, 2, 3, …: recorded in `schema_migrations` once applied. */
-  version: number;
-  /** What it does, recorded beside the version for an operator reading the table. */
-  description: string;
-  /** Its statements, for the schema `schema` (a quoted identifier). */
-  sql(schema: string): string;
-}
-
-/** Milliseconds since the epoch, as the storage port speaks of times, from a timestamptz. */
 /**
  * Version 1: the animals, where their ids come from, the Idempotency-Keys, and the function
  * every create goes through.

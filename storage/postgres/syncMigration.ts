@@ -4,9 +4,8 @@
  */
 
 import { epochMilliseconds } from './epochMilliseconds.js';
-import type { Migration } from './migrations.js';
+import type { Migration } from './Migration.js';
 
-/** Milliseconds since the epoch, as the storage port speaks of times, from a timestamptz. */
 /** The SQLSTATE `create_pets` raises when a kiosk has no leased id left for a batch (see `toStorageError`). */
 export const NO_KIOSK_IDS = 'AS503';
 
