@@ -34,16 +34,20 @@ const writeBuffers = async (handle: FileHandle, chunks: readonly Uint8Array[]): 
 /**
  * Writes all the parts to a handle, in order: the bytes in memory a `writev` at a time,
  * each deferred part through `reading` as it makes its bytes. Throws when a deferred part
- * makes more or fewer bytes than it said.
+ * makes more or fewer bytes than it said, and when the parts in all wrote other than the
+ * bytes they held as the write began (a part freed meanwhile: see `freeableBuffer`), so a
+ * short file is never taken for a whole one.
  */
 export const writeAll = async (handle: FileHandle, parts: readonly FilePart[], reading?: Omit<WholeWrite, 'write'>): Promise<void> => {
+  const expected = byteLengthOf(parts);
+  let total = 0;
   let batch: Uint8Array[] = [];
   for (const part of parts) {
     if (part instanceof Uint8Array) {
       batch.push(part);
       continue;
     }
-    if (batch.length > 0) await writeBuffers(handle, batch);
+    if (batch.length > 0) total += await writeBuffers(handle, batch);
     batch = [];
     if (!reading) throw new Error('a deferred part needs a file to read back from');
     let written = 0;
@@ -54,8 +58,10 @@ export const writeAll = async (handle: FileHandle, parts: readonly FilePart[], r
       },
     });
     if (written !== part.byteLength) throw new Error(`a part made ${written} of its ${part.byteLength} bytes`);
+    total += written;
   }
-  if (batch.length > 0) await writeBuffers(handle, batch);
+  if (batch.length > 0) total += await writeBuffers(handle, batch);
+  if (total !== expected) throw new Error(`wrote ${total} of the ${expected} bytes its parts held as the write began`);
 };
 
 /** Reads `length` bytes from `position` of a handle, into `into` when it is large enough; throws when the file ends before them. */

@@ -1,6 +1,9 @@
-import type { FileHandle } from 'node:fs/promises';
+import fs, { type FileHandle } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
+import type { DeferredPart } from '../../../storage/durableFile/FilePart.js';
 import { writeAll } from '../../../storage/durableFile/fileBytes.js';
+import { freeableBytes, freeBuffer } from '../../../storage/durableFile/freeableBuffer.js';
+import { tempDataFile } from '../../support/tempFolder.js';
 
 /**
  * A handle whose writes take at most `room` bytes in all, as a filling disk does: a write
@@ -47,6 +50,30 @@ describe('writeAll', () => {
     const { handle, written } = fillingDisk(12);
     await expect(writeAll(handle, parts)).rejects.toMatchObject({ code: 'ENOSPC' });
     expect(written).toHaveLength(12);
+  });
+
+  it('Should fail rather than write a short file when a part is freed while the write runs', async () => {
+    // A real file: its writev takes a freed buffer as empty and says nothing.
+    const file = tempDataFile();
+    const handle = await fs.open(file, 'w');
+    const last = freeableBytes(']}');
+    // A deferred part that frees a later part as it writes: a bug in the part's owner.
+    const freeing: DeferredPart = {
+      byteLength: 8,
+      async writeTo(whole) {
+        freeBuffer(last);
+        await whole.write(Buffer.from('{"id":1}'));
+      },
+    };
+    const reading = { readOwnBytes: async () => Buffer.alloc(0), readJournalBytes: async () => Buffer.alloc(0) };
+    try {
+      await expect(writeAll(handle, [parts[0]!, freeing, last], reading)).rejects.toThrow(
+        'wrote 17 of the 19 bytes its parts held as the write began',
+      );
+    } finally {
+      await handle.close();
+    }
+    expect(await fs.readFile(file, 'utf8')).toBe('{"pets":[{"id":1}');
   });
 
   it('Should fail, saying how far it got, when the disk takes nothing more yet names no reason', async () => {
