@@ -164,6 +164,13 @@ describe('the kiosk in the browser (serve --browser-kiosk)', () => {
   }, 60_000);
 
   it('Should load, list and create with the hub stopped, also after a reload, and say how many wait to sync', async () => {
+    // Bramble, created in the worker above, reaches the hub at the worker's next sync: on a
+    // busy machine that may be a while, and the count below is of the creates made offline.
+    const online = await kioskPage();
+    await expect
+      .poll(async () => (await callInPage(online, '/kiosk/v1/sync/status', { headers: bearer })).body.waiting, { timeout: 20_000 })
+      .toBe(0);
+    await online.close();
     await stopHub();
     const page = await kioskPage();
     await page.reload();
