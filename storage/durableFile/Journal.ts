@@ -309,7 +309,7 @@ export class Journal {
     let step = 'read the journal';
     let handle: FileHandle | undefined;
     const length = this.#size - from;
-    // Megabytes under a flood, needed only until they are written again: freed then, not at a full collection.
+    // Megabytes under a flood, needed only until they are written again: freed once the copy is done, not at a full collection.
     const later = freeableBuffer(length);
     let inode: Inode;
     try {
@@ -317,17 +317,17 @@ export class Journal {
       step = 'write a new journal';
       handle = await this.#fs.open(temp, OPEN_FLAGS | constants.O_CREAT | constants.O_EXCL, NEW_FILE_MODE);
       await writeAll(handle, [later]);
-      freeBuffer(later);
       step = 'fsync the new journal';
       await handle.sync();
       inode = inodeOf(await handle.stat({ bigint: true }));
       step = 'rename the new journal over the journal';
       await this.#fs.rename(temp, journal);
     } catch (error) {
-      freeBuffer(later);
       await handle?.close().catch(() => {});
       await this.#fs.unlink(temp).catch(() => {});
       throw new DurableWriteError(this.#name, step, false, error);
+    } finally {
+      freeBuffer(later);
     }
     // The new journal is in place: appends go to it from now on, whatever comes next.
     this.#handle = handle;
