@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { type NodeProcess, waitForOutput } from '../../support/nodeProcess.js';
+import { until } from '../../support/serverProcess.js';
 import { tempDataFile } from '../../support/tempFolder.js';
 import { startHostileClients, startServerInChild, stopHostileClients } from './childProcesses.js';
 import { exchange, parseAnswers } from './rawHttp.js';
@@ -19,15 +20,6 @@ const create = (name: string) => {
 
 /** How many of the hostile clients' connections are open, by their last report. */
 const openNow = (clients: NodeProcess) => Number([...clients.stdout().matchAll(/open (\d+)/g)].at(-1)?.[1] ?? 0);
-
-/** Resolves once `condition` holds, checking every 100 ms; rejects after `milliseconds`. */
-const until = async (condition: () => boolean, what: string, milliseconds = 20_000) => {
-  const deadline = Date.now() + milliseconds;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-};
 
 describe('the standalone server with 1,024 open files', () => {
   it('sheds 1,100 trickling connections from one address and goes on serving everyone else, its data file included', async () => {
@@ -60,7 +52,7 @@ describe('the standalone server with 1,024 open files', () => {
         crowd.push(await startHostileClients({ mode: 'trickle', port: server.port, connections: 100, localAddress: `127.0.1.${i + 1}` }));
       }
       const crowdOpen = () => crowd.reduce((sum, clients) => sum + openNow(clients), 0);
-      await until(() => crowdOpen() <= 896, 'the server has shed what the total cap does not hold');
+      await until(() => crowdOpen() <= 896, 'the server has shed what the total cap does not hold', 20_000);
       const before = parseAnswers(received).answers.length;
       client.write(create('Kept'));
       await new Promise((resolve) => setTimeout(resolve, 1_500));
@@ -99,11 +91,11 @@ describe('the standalone server with 1,024 open files', () => {
           crowd.push(socket);
         }
       }
-      await until(() => crowd.every((socket) => socket.readyState !== 'opening'), 'every connection was made');
+      await until(() => crowd.every((socket) => socket.readyState !== 'opening'), 'every connection was made', 20_000);
       const before = parseAnswers(received).answers.length;
       client.write(create('Kept'));
       // The create and four checks of /healthz after it: no file the data file needed was missing.
-      await until(() => parseAnswers(received).answers.length >= before + 5, 'the create and four checks were answered');
+      await until(() => parseAnswers(received).answers.length >= before + 5, 'the create and four checks were answered', 20_000);
       const statuses = parseAnswers(received)
         .answers.slice(before)
         .map((answer) => answer.status);
