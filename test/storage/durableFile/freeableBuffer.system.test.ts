@@ -9,7 +9,7 @@ const MIB = 1024 * 1024;
 const MEASURE = `
 import { freeableBuffer, freeBuffer } from ${JSON.stringify(pathToFileURL(path.join(REPO_ROOT, 'storage/durableFile/freeableBuffer.ts')).href)};
 const before = process.memoryUsage.rss();
-const buffers = Array.from({ length: 8 }, () => freeableBuffer(${8 * 1024 * 1024}).fill(7));
+const buffers = Array.from({ length: 8 }, () => freeableBuffer(${8 * MIB}).fill(7));
 const held = process.memoryUsage.rss();
 const filled = buffers.every((bytes) => bytes[bytes.byteLength - 1] === 7);
 for (const bytes of buffers) freeBuffer(bytes);
