@@ -58,6 +58,27 @@ export const parseJournal = (bytes: Buffer): { changes: string[]; validBytes: nu
   return { changes, validBytes: at };
 };
 
+/**
+ * The whole lines among the first `length` bytes of an open journal. A start's journal may
+ * hold tens of megabytes, needed only until its lines are parsed (their texts are strings
+ * of their own), so they are read into a freeable buffer and given back at once.
+ */
+const readLines = async (handle: FileHandle, length: number): Promise<{ changes: string[]; validBytes: number; readBytes: number }> => {
+  const bytes = freeableBuffer(length);
+  try {
+    let done = 0;
+    while (done < length) {
+      const { bytesRead } = await handle.read(bytes, done, length - done, done);
+      // The file ends sooner: its whole lines are what it holds.
+      if (bytesRead === 0) break;
+      done += bytesRead;
+    }
+    return { ...parseJournal(bytes.subarray(0, done)), readBytes: done };
+  } finally {
+    freeBuffer(bytes);
+  }
+};
+
 /** Reads a journal without taking anything: its whole lines, or none when it is missing (for a copy of a file in use). */
 export const readJournal = async (fs: FileSystem, file: string): Promise<string[]> => {
   try {
@@ -106,18 +127,17 @@ export class Journal {
    */
   static async open(fs: FileSystem, file: string, name: string): Promise<Journal> {
     const journal = new Journal(fs, file, name);
-    let bytes: Buffer;
     try {
-      bytes = await fs.readFile(journalPath(file));
+      await journal.#openHandle(false);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return journal;
       throw error;
     }
-    await journal.#openHandle(false);
-    const { changes, validBytes } = parseJournal(bytes);
-    if (validBytes < bytes.byteLength) {
-      await journal.#handle!.truncate(validBytes);
-      await journal.#handle!.datasync();
+    const handle = journal.#handle!;
+    const { changes, validBytes, readBytes } = await readLines(handle, (await handle.stat()).size);
+    if (validBytes < readBytes) {
+      await handle.truncate(validBytes);
+      await handle.datasync();
     }
     journal.#size = validBytes;
     journal.#openedChanges = changes;
@@ -182,9 +202,7 @@ export class Journal {
     this.#openedChanges = undefined;
     if (opened) return opened;
     if (!this.#handle) return [];
-    const bytes = Buffer.alloc(this.#size);
-    const { bytesRead } = await this.#handle.read(bytes, 0, this.#size, 0);
-    return parseJournal(bytes.subarray(0, bytesRead)).changes;
+    return (await readLines(this.#handle, this.#size)).changes;
   }
 
   /**
