@@ -3,7 +3,7 @@ import type { BigIntStats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { DataFileError } from './DataFileError.js';
 import { FileChangedError } from './DurableWriteError.js';
-import type { FilePart, WholeWrite } from './FilePart.js';
+import type { FilePart, ReadBack } from './FilePart.js';
 import type { FileSystem } from './FileSystem.js';
 import { type FileVersion, type Inode, inodeOf, type Ownership, ownershipOf, sameInode, sameVersion, versionOf } from './FileVersion.js';
 import { readAll } from './fileBytes.js';
@@ -212,7 +212,7 @@ export class DurableTextFile {
   }
 
   /** What a whole write's deferred parts read back: the file being replaced and the journal, or a throw saying why not. */
-  readonly #readBack: Omit<WholeWrite, 'write'> = {
+  readonly #readBack: ReadBack = {
     readOwnBytes: async (offset, length, into) => {
       const bytes = await this.readOwnBytes(offset, length, into);
       if (bytes) return bytes;

@@ -17,7 +17,12 @@ export interface WholeWrite {
   readOwnBytes(offset: number, length: number, into?: Buffer): Promise<Buffer>;
   /** Bytes this process appended to the journal (see `Journal.readBytes`), into `into` when large enough; throws when it no longer holds them. */
   readJournalBytes(generation: number, offset: number, length: number, into?: Buffer): Promise<Buffer>;
+  /** Buffers the write's deferred parts share as they run, one after another; the write frees them when it ends. */
+  scratch: Scratch;
 }
+
+/** What a whole write reads back from: the file it replaces, and its journal. */
+export type ReadBack = Pick<WholeWrite, 'readOwnBytes' | 'readJournalBytes'>;
 
 /**
  * Bytes a whole write makes as it runs, through `writeTo`: exactly `byteLength` of them.
@@ -36,14 +41,19 @@ export type FilePart = Uint8Array | DeferredPart;
 export const byteLengthOf = (parts: readonly FilePart[]): number => parts.reduce((sum, part) => sum + part.byteLength, 0);
 
 /** The bytes of `parts` laid end to end, each deferred one made through `reading`: for tests and small files. */
-export const bytesOfParts = async (parts: readonly FilePart[], reading: Omit<WholeWrite, 'write'>): Promise<Buffer> => {
+export const bytesOfParts = async (parts: readonly FilePart[], reading: ReadBack): Promise<Buffer> => {
   const pieces: Buffer[] = [];
   const write = async (bytes: Uint8Array) => {
     pieces.push(Buffer.from(bytes));
   };
-  for (const part of parts) {
-    if (part instanceof Uint8Array) pieces.push(Buffer.from(part.buffer, part.byteOffset, part.byteLength));
-    else await part.writeTo({ ...reading, write });
+  const scratch = new Scratch();
+  try {
+    for (const part of parts) {
+      if (part instanceof Uint8Array) pieces.push(Buffer.from(part.buffer, part.byteOffset, part.byteLength));
+      else await part.writeTo({ ...reading, write, scratch });
+    }
+  } finally {
+    scratch.free();
   }
   return Buffer.concat(pieces);
 };
@@ -55,9 +65,10 @@ export const COPY_PIECE_BYTES = 1024 * 1024;
  * Two buffers reused by the deferred parts of one whole write (which run one after
  * another), grown when a piece needs more: one for bytes read back, one for bytes made from
  * them. A whole write then allocates a few megabytes once, not a buffer per piece, and
- * whoever is done with them frees them (see `freeableBuffer`): a part at the end of its
- * `writeTo`, a preparation when it ends. A buffer given out is valid until the next call
- * for the same kind, or `free`.
+ * their owner frees them when it is done (see `freeableBuffer`): the whole write when it
+ * ends, a preparation when it ends. Not a part: a write of many parts that each freed and
+ * allocated again spent more time giving pages back and faulting them in again than on
+ * its copies. A buffer given out is valid until the next call for the same kind, or `free`.
  */
 export class Scratch {
   #read: Buffer | undefined;
@@ -91,16 +102,12 @@ const fitting = (bytes: Buffer | undefined, length: number): Buffer => {
 };
 
 /** `length` bytes from `offset` of the file being replaced, copied into the new one a piece at a time. */
-export const copyOwnBytes = (offset: number, length: number, scratch: Scratch): DeferredPart => ({
+export const copyOwnBytes = (offset: number, length: number): DeferredPart => ({
   byteLength: length,
   async writeTo(whole) {
-    try {
-      for (let done = 0; done < length; done += COPY_PIECE_BYTES) {
-        const piece = Math.min(COPY_PIECE_BYTES, length - done);
-        await whole.write(await whole.readOwnBytes(offset + done, piece, scratch.read(piece)));
-      }
-    } finally {
-      scratch.free();
+    for (let done = 0; done < length; done += COPY_PIECE_BYTES) {
+      const piece = Math.min(COPY_PIECE_BYTES, length - done);
+      await whole.write(await whole.readOwnBytes(offset + done, piece, whole.scratch.read(piece)));
     }
   },
 });

@@ -1,6 +1,6 @@
 /** @module Bytes written to or read from an open file whole, or an error: never a silent short count. */
 import type { FileHandle } from 'node:fs/promises';
-import { byteLengthOf, type FilePart, type WholeWrite } from './FilePart.js';
+import { byteLengthOf, type FilePart, type ReadBack, Scratch } from './FilePart.js';
 
 /** The chunks without their first `skip` bytes. */
 const after = (chunks: readonly Uint8Array[], skip: number): Uint8Array[] => {
@@ -38,27 +38,33 @@ const writeBuffers = async (handle: FileHandle, chunks: readonly Uint8Array[]): 
  * bytes they held as the write began (a part freed meanwhile: see `freeableBuffer`), so a
  * short file is never taken for a whole one.
  */
-export const writeAll = async (handle: FileHandle, parts: readonly FilePart[], reading?: Omit<WholeWrite, 'write'>): Promise<void> => {
+export const writeAll = async (handle: FileHandle, parts: readonly FilePart[], reading?: ReadBack): Promise<void> => {
   const expected = byteLengthOf(parts);
   let total = 0;
   let batch: Uint8Array[] = [];
-  for (const part of parts) {
-    if (part instanceof Uint8Array) {
-      batch.push(part);
-      continue;
+  const scratch = new Scratch();
+  try {
+    for (const part of parts) {
+      if (part instanceof Uint8Array) {
+        batch.push(part);
+        continue;
+      }
+      if (batch.length > 0) total += await writeBuffers(handle, batch);
+      batch = [];
+      if (!reading) throw new Error('a deferred part needs a file to read back from');
+      let written = 0;
+      await part.writeTo({
+        ...reading,
+        scratch,
+        write: async (bytes) => {
+          written += await writeBuffers(handle, [bytes]);
+        },
+      });
+      if (written !== part.byteLength) throw new Error(`a part made ${written} of its ${part.byteLength} bytes`);
+      total += written;
     }
-    if (batch.length > 0) total += await writeBuffers(handle, batch);
-    batch = [];
-    if (!reading) throw new Error('a deferred part needs a file to read back from');
-    let written = 0;
-    await part.writeTo({
-      ...reading,
-      write: async (bytes) => {
-        written += await writeBuffers(handle, [bytes]);
-      },
-    });
-    if (written !== part.byteLength) throw new Error(`a part made ${written} of its ${part.byteLength} bytes`);
-    total += written;
+  } finally {
+    scratch.free();
   }
   if (batch.length > 0) total += await writeBuffers(handle, batch);
   if (total !== expected) throw new Error(`wrote ${total} of the ${expected} bytes its parts held as the write began`);

@@ -17,6 +17,7 @@ export {
   copyOwnBytes,
   type DeferredPart,
   type FilePart,
+  type ReadBack,
   Scratch,
   type WholeWrite,
 } from './FilePart.js';

@@ -4,7 +4,7 @@ import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { checkRoom } from './checkRoom.js';
 import { DurableWriteError, FileChangedError } from './DurableWriteError.js';
-import { byteLengthOf, type FilePart, type WholeWrite } from './FilePart.js';
+import { byteLengthOf, type FilePart, type ReadBack } from './FilePart.js';
 import type { FileSystem } from './FileSystem.js';
 import type { Ownership } from './FileVersion.js';
 import { writeAll } from './fileBytes.js';
@@ -40,7 +40,7 @@ export interface Replaced {
   /** Takes the new file (locked, in place) as the current one; called once the rename is done. */
   adopt(handle: FileHandle, stats: BigIntStats): void;
   /** What deferred parts read back from the file being replaced and its journal. */
-  readBack: Omit<WholeWrite, 'write'>;
+  readBack: ReadBack;
 }
 
 /**

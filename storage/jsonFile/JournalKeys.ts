@@ -34,7 +34,7 @@ export type ReadJournalBytes = (generation: number, offset: number, length: numb
 export interface KeyLinesInJournal {
   start: number;
   end: number;
-  copy(from: number, first: boolean, scratch: Scratch): DeferredPart;
+  copy(from: number, first: boolean): DeferredPart;
 }
 
 /** How many bytes of the journal one read takes at most. */
@@ -129,17 +129,13 @@ export class JournalKeys {
     return {
       start: from,
       end: group.at(-1)!.end,
-      copy: (copyFrom, firstLine, copyScratch) => ({
+      copy: (copyFrom, firstLine) => ({
         byteLength: linesLength(group, copyFrom) - (firstLine ? 1 : 0),
         async writeTo(whole) {
-          try {
-            const again = await readGroup(group, whole.readJournalBytes, copyScratch);
-            const lines = again && copyLines(group, copyFrom, again, copyScratch.made(linesLength(group, copyFrom)));
-            if (lines === undefined) throw new Error('its journal no longer holds the keys it held');
-            await whole.write(firstLine ? lines.subarray(1) : lines);
-          } finally {
-            copyScratch.free();
-          }
+          const again = await readGroup(group, whole.readJournalBytes, whole.scratch);
+          const lines = again && copyLines(group, copyFrom, again, whole.scratch.made(linesLength(group, copyFrom)));
+          if (lines === undefined) throw new Error('its journal no longer holds the keys it held');
+          await whole.write(firstLine ? lines.subarray(1) : lines);
         },
       }),
     };

@@ -1,6 +1,6 @@
 /** @module The bytes of the data file's Idempotency-Keys, encoded in chunks ahead of a whole write. */
 import type { StoredIdempotencyKey } from '../../core/PetStorage.js';
-import { COPY_PIECE_BYTES, copyOwnBytes, type FilePart, Scratch } from '../durableFile/index.js';
+import { COPY_PIECE_BYTES, copyOwnBytes, type FilePart, type Scratch } from '../durableFile/index.js';
 import type { IdempotencyKeys } from '../IdempotencyKeys.js';
 import type { KeyLinesInJournal } from './JournalKeys.js';
 import { CLOSE_BRACE, COMMA, NEWLINE, OPEN_BRACE, OPEN_BRACKET } from './jsonBytes.js';
@@ -27,7 +27,7 @@ interface EncodedPiece {
 interface CopiedPiece {
   start: number;
   end: number;
-  copy(from: number, first: boolean, scratch: Scratch): FilePart[] | undefined;
+  copy(from: number, first: boolean): FilePart[] | undefined;
 }
 
 type KeyPiece = EncodedPiece | CopiedPiece;
@@ -73,14 +73,12 @@ export class KeyLines {
   /** The lines of every key in `keys`, the first without its separator; new keys are encoded now. */
   lines(keys: IdempotencyKeys): FilePart[] {
     this.#encodeUpTo(keys, keys.end);
-    // One write's copies run one after another: they share their buffers.
-    const scratch = new Scratch();
     const parts: FilePart[] = [];
     for (const piece of this.#pieces) {
       const first = parts.length === 0;
       if (!isEncoded(piece)) {
         const from = Math.max(piece.start, keys.first);
-        const copied = piece.copy(from, first, scratch);
+        const copied = piece.copy(from, first);
         if (copied) parts.push(...copied);
         // Keys a copied piece cannot find the lines of: encoded for this write alone.
         else parts.push(this.#encode(keys, from, piece.end).bytes.subarray(first ? 1 : 0));
@@ -112,7 +110,7 @@ export class KeyLines {
   append(keys: IdempotencyKeys, lines: KeyLinesInJournal): boolean {
     const { start, end } = lines;
     if (start !== this.encodedEnd(keys) || end > keys.end || start >= end) return false;
-    this.#pieces.push({ start, end, copy: (from, first, scratch) => [lines.copy(from, first, scratch)] });
+    this.#pieces.push({ start, end, copy: (from, first) => [lines.copy(from, first)] });
     return true;
   }
 
@@ -180,11 +178,11 @@ export class KeyLines {
     this.#pieces.push({
       start,
       end,
-      copy: (from, first, copyScratch) => {
+      copy: (from, first) => {
         if (from - start >= found.length) return undefined;
         // From the line's line break: the first line in the file follows the bracket, not a comma.
         const lineBreak = listStart + found[from - start]! + 1;
-        const lines = copyOwnBytes(lineBreak, listEnd - lineBreak, copyScratch);
+        const lines = copyOwnBytes(lineBreak, listEnd - lineBreak);
         return first ? [lines] : [SEPARATOR, lines];
       },
     });

@@ -108,7 +108,7 @@ export class PetFileSerializer {
     const fullChunks = Math.floor(pets.length / CHUNK_SIZE);
     // Until `written` says the write succeeded, the file may be another one than the chunks' offsets name.
     const inFile = running && this.#writtenPets && this.#writtenPets.chunks <= fullChunks ? this.#writtenPets.chunks : 0;
-    if (inFile > 0) parts.push(copyOwnBytes(this.#writtenPets!.offset, this.#writtenPets!.length, new Scratch()));
+    if (inFile > 0) parts.push(copyOwnBytes(this.#writtenPets!.offset, this.#writtenPets!.length));
     this.#writtenPets = undefined;
     for (let index = inFile; index < fullChunks; index++) parts.push(this.#chunk(pets, index));
     const petsOffset = parts[0]!.byteLength;
