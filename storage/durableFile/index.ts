@@ -30,4 +30,3 @@ export { realPathOf } from './realPathOf.js';
 export { createFolderDurably } from './syncFolder.js';
 export { systemErrorReason } from './systemErrorReason.js';
 export { WriteHealth } from './WriteHealth.js';
-export { watchDataFile } from './watchDataFile.js';

@@ -120,6 +120,15 @@ export class PetFile {
   }
 
   /**
+   * Watches the file's folder and reads the file again soon after someone changes it (see
+   * `refresh`); while the watch reports nothing, writes under load look at the file less
+   * often (see `DurableTextFile.lookNeeded`). Call the returned function to stop.
+   */
+  watch(): () => void {
+    return this.#text.watch(() => void this.refresh());
+  }
+
+  /**
    * Reads the file again if it changed on disk since this process last read or wrote it:
    * someone edited, replaced or removed it. Resolves once the content is the file's (when
    * valid) or the problem is known; never rejects.
@@ -131,7 +140,7 @@ export class PetFile {
   async #reloadIfChanged(): Promise<void> {
     // While the file is being replaced it is this process's own change; an edit saved
     // meanwhile stops the replacement (it looks just before its rename) and is read after it.
-    if (this.#closed || this.#replacing) return;
+    if (this.#closed || this.#replacing || !this.#text.lookNeeded()) return;
     const [changed] = await Promise.all([this.#text.changed(), this.#keepJournalName()]);
     if (!changed) return;
     try {

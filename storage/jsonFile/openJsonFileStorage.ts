@@ -12,7 +12,6 @@ import {
   folderFailureReason,
   nodeFileSystem,
   realPathOf,
-  watchDataFile,
 } from '../durableFile/index.js';
 import { type CommitObserver, GroupCommit } from '../GroupCommit.js';
 import type { IdempotencyKeys } from '../IdempotencyKeys.js';
@@ -132,7 +131,7 @@ export const openJsonFileStorageOn = async (
   });
   rebuild();
   const stopPreparing = petFile.prepareWrites();
-  const stopWatching = watchDataFile(realFile, () => void petFile.refresh());
+  const stopWatching = petFile.watch();
 
   /**
    * One commit: entries whose key is stored already (or came earlier in this batch) are
