@@ -6,7 +6,7 @@ import path from 'node:path';
 import { DurableWriteError } from './DurableWriteError.js';
 import type { FileSystem } from './FileSystem.js';
 import { type Inode, inodeOf, sameInode } from './FileVersion.js';
-import { readAll, writeAll } from './fileBytes.js';
+import { readAll, readUpTo, writeAll } from './fileBytes.js';
 import { freeableBuffer, freeBuffer } from './freeableBuffer.js';
 import { syncFolder } from './syncFolder.js';
 import { NEW_FILE_MODE, tempPath } from './tempFiles.js';
@@ -59,23 +59,18 @@ export const parseJournal = (bytes: Buffer): { changes: string[]; validBytes: nu
 };
 
 /**
- * The whole lines among the first `length` bytes of an open journal. A start's journal may
- * hold tens of megabytes, needed only until its lines are parsed (their texts are strings
- * of their own), so they are read into a freeable buffer and given back at once.
+ * The whole lines among the first `length` bytes of an open journal (or as many as it
+ * holds). A start's journal may hold tens of megabytes, needed only until its lines are
+ * parsed (their texts are strings of their own), so they are read into a freeable buffer
+ * and given back at once.
  */
 const readLines = async (handle: FileHandle, length: number): Promise<{ changes: string[]; validBytes: number; readBytes: number }> => {
-  const bytes = freeableBuffer(length);
+  const into = freeableBuffer(length);
   try {
-    let done = 0;
-    while (done < length) {
-      const { bytesRead } = await handle.read(bytes, done, length - done, done);
-      // The file ends sooner: its whole lines are what it holds.
-      if (bytesRead === 0) break;
-      done += bytesRead;
-    }
-    return { ...parseJournal(bytes.subarray(0, done)), readBytes: done };
+    const bytes = await readUpTo(handle, 0, length, into);
+    return { ...parseJournal(bytes), readBytes: bytes.byteLength };
   } finally {
-    freeBuffer(bytes);
+    freeBuffer(into);
   }
 };
 
@@ -127,14 +122,15 @@ export class Journal {
    */
   static async open(fs: FileSystem, file: string, name: string): Promise<Journal> {
     const journal = new Journal(fs, file, name);
+    let size: number;
     try {
-      await journal.#openHandle(false);
+      size = await journal.#openHandle(false);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return journal;
       throw error;
     }
     const handle = journal.#handle!;
-    const { changes, validBytes, readBytes } = await readLines(handle, (await handle.stat()).size);
+    const { changes, validBytes, readBytes } = await readLines(handle, size);
     if (validBytes < readBytes) {
       await handle.truncate(validBytes);
       await handle.datasync();
@@ -373,23 +369,26 @@ export class Journal {
   /**
    * Opens the journal's file, or with `create` makes it anew, empty (over anything under its
    * name: there is no journal as far as this process knows), durably: its name fsynced
-   * into the folder.
+   * into the folder. Answers the file's size as opened, for `open` to read it.
    */
-  async #openHandle(create: boolean): Promise<void> {
+  async #openHandle(create: boolean): Promise<number> {
     const flags = create ? OPEN_FLAGS | constants.O_CREAT | constants.O_TRUNC : OPEN_FLAGS;
     const handle = await this.#fs.open(journalPath(this.#file), flags, NEW_FILE_MODE);
+    let stats: BigIntStats;
     try {
       if (create) {
         await handle.sync();
         await syncFolder(this.#fs, path.dirname(this.#file));
       }
-      this.#inode = inodeOf(await handle.stat({ bigint: true }));
+      stats = await handle.stat({ bigint: true });
     } catch (error) {
       await handle.close().catch(() => {});
       throw error;
     }
+    this.#inode = inodeOf(stats);
     this.#handle = handle;
     this.#size = 0;
+    return Number(stats.size);
   }
 
   /** Closes the journal's file without touching its name: the next append makes a new one. */

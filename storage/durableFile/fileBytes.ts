@@ -70,13 +70,21 @@ export const writeAll = async (handle: FileHandle, parts: readonly FilePart[], r
   if (total !== expected) throw new Error(`wrote ${total} of the ${expected} bytes its parts held as the write began`);
 };
 
-/** Reads `length` bytes from `position` of a handle, into `into` when it is large enough; throws when the file ends before them. */
-export const readAll = async (handle: FileHandle, position: number, length: number, into?: Buffer): Promise<Buffer> => {
+/** Reads up to `length` bytes from `position` of a handle, into `into` when it is large enough: fewer only where the file ends sooner. */
+export const readUpTo = async (handle: FileHandle, position: number, length: number, into?: Buffer): Promise<Buffer> => {
   const bytes = into && into.byteLength >= length ? into.subarray(0, length) : Buffer.allocUnsafe(length);
-  for (let done = 0; done < length; ) {
+  let done = 0;
+  while (done < length) {
     const { bytesRead } = await handle.read(bytes, done, length - done, position + done);
-    if (bytesRead === 0) throw new Error(`read ${done} of ${length} bytes`);
+    if (bytesRead === 0) break;
     done += bytesRead;
   }
+  return bytes.subarray(0, done);
+};
+
+/** Reads `length` bytes from `position` of a handle, into `into` when it is large enough; throws when the file ends before them. */
+export const readAll = async (handle: FileHandle, position: number, length: number, into?: Buffer): Promise<Buffer> => {
+  const bytes = await readUpTo(handle, position, length, into);
+  if (bytes.byteLength < length) throw new Error(`read ${bytes.byteLength} of ${length} bytes`);
   return bytes;
 };
