@@ -27,6 +27,13 @@ const frozenClock = () => {
   return { advance: (milliseconds: number) => (now += milliseconds) };
 };
 
+/** A data file taken, its folder watched, and the clock frozen. */
+const takeWatched = async () => {
+  const taken = await take();
+  const stop = taken.durable.watch(() => {});
+  return { ...taken, stop, clock: frozenClock() };
+};
+
 afterEach(() => {
   vi.restoreAllMocks();
 });
@@ -40,9 +47,7 @@ describe('Whether a write must look at its data file first', () => {
   });
 
   it('Should spare writes the look for 20 ms after one while the watch reports nothing, then look again', async () => {
-    const { durable } = await take();
-    const stop = durable.watch(() => {});
-    const clock = frozenClock();
+    const { durable, stop, clock } = await takeWatched();
     expect(durable.lookNeeded()).toBe(true);
     expect(durable.lookNeeded()).toBe(false);
     clock.advance(19);
@@ -58,9 +63,7 @@ describe('Whether a write must look at its data file first', () => {
   });
 
   it('Should look at once when the watch reports an edit of the file or its journal removed, with the clock standing still', async () => {
-    const { file, durable } = await take();
-    const stop = durable.watch(() => {});
-    frozenClock();
+    const { file, durable, stop } = await takeWatched();
     expect(durable.lookNeeded()).toBe(true);
     expect(durable.lookNeeded()).toBe(false);
     fs.writeFileSync(file, '{"edited":true}\n');
@@ -74,9 +77,7 @@ describe('Whether a write must look at its data file first', () => {
   });
 
   it('Should look at once after a look found a change the watch did not report', async () => {
-    const { durable, lie } = await take();
-    const stop = durable.watch(() => {});
-    frozenClock();
+    const { durable, lie, stop } = await takeWatched();
     expect(durable.lookNeeded()).toBe(true);
     expect(await durable.changed()).toBe(false);
     expect(durable.lookNeeded()).toBe(false);
