@@ -81,7 +81,9 @@ export const appendEntries = (content: PetFileContent, entries: readonly NewEntr
     throw error;
   }
   const keys = content.idempotencyKeys;
-  const newest = Math.max(0, ...entries.map(({ key }) => key?.createdAt ?? 0));
+  // A loop, not a spread: a batch may hold more creates than a call takes arguments.
+  let newest = 0;
+  for (const { key } of entries) if (key && key.createdAt > newest) newest = key.createdAt;
   keys.sweep(newest, EXPIRED_KEYS_PER_WRITE);
   const appended = entries.map(({ newPet: { name, categoryId, status }, key }, offset): AppendedEntry => {
     const pet: Pet = { id: ids[offset]!, name, categoryId, status };

@@ -177,6 +177,19 @@ describe('JSON-file storage group commit', () => {
     await storage.close();
     expect(fs.readdirSync(path.dirname(file))).toEqual(['animals.json']);
   });
+
+  it('Should store a batch of more creates than a call takes arguments', async () => {
+    // 200,000 in one turn make one batch: an import script's Promise.all, or a flood behind a slow disk.
+    const file = path.join(tempFolder(), 'animals.json');
+    const reports: Array<{ size: number }> = [];
+    const storage = await openJsonFileStorage({ file, onCommit: (report) => reports.push(report) });
+    const count = 200_000;
+    const created = await Promise.all(Array.from({ length: count }, (_, at) => storage.create(pet(`Pet ${at}`))));
+    expect(Math.max(...reports.map((report) => report.size))).toBeGreaterThan(150_000);
+    expect(created.at(-1)).toEqual({ id: count, name: `Pet ${count - 1}`, categoryId: 1, status: 'available' });
+    await storage.close();
+    expect(readDataFile(file)).toMatchObject({ nextId: count + 1, pets: { length: count } });
+  }, 30_000);
 });
 
 describe('JSON-file storage commit reports', () => {
