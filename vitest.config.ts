@@ -22,6 +22,10 @@ export default defineConfig({
           pool: 'forks',
           isolate: false,
           maxWorkers: 2,
+          // A few read and write tens of megabytes or start a worker thread: on a slow 2-core
+          // machine, beside the system tests, one took 5.1 s where it takes 1.5 s alone, past
+          // vitest's 5 s default. A hung test still fails within seconds.
+          testTimeout: 15_000,
         },
       },
       {
