@@ -53,7 +53,7 @@ export const logPath = (target: string | undefined) => (targetPathAndQuery(targe
 
 /**
  * Builds the Web Request: the fixed origin plus the target's path and query, the headers as
- * received, the body streamed, and `signal`, which the listener aborts when the client goes
+ * received, the body streamed (none when the head frames none), and `signal`, which the listener aborts when the client goes
  * away before its answer is sent, so a half-sent body is seen as abandoned rather than as a failure.
  */
 const toWebRequest = (req: IncomingMessage, pathAndQuery: string, signal: AbortSignal): Request => {
@@ -61,7 +61,10 @@ const toWebRequest = (req: IncomingMessage, pathAndQuery: string, signal: AbortS
   const method = req.method ?? 'GET';
   // As @whatwg-node/server passes them: its Headers reads Node's header record in place.
   const headers = req.headers as unknown as HeadersInit;
-  if (method === 'GET' || method === 'HEAD') return new ServerRequest(url, { method, headers, signal });
+  // A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112 §6.3),
+  // as `curl -X POST` sends one: a null body, as fetch runtimes hand it over, not an empty stream.
+  const bodiless = req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined;
+  if (method === 'GET' || method === 'HEAD' || bodiless) return new ServerRequest(url, { method, headers, signal });
   return new ServerRequest(url, {
     method,
     headers,

@@ -70,6 +70,20 @@ describe('createRequestListener', () => {
     expect(url).toBe('http://localhost/healthz');
   });
 
+  it('hands the service no body for a POST whose head frames none, and the body for one that does', async () => {
+    const seen: Array<string | null> = [];
+    const { port } = await serveWith(async (request) => {
+      seen.push(request.body === null ? null : await request.text());
+      return new Response(null, { status: 204 });
+    });
+    const head = 'POST /v1/sync/leases HTTP/1.1\r\nHost: a\r\n';
+    await exchange(port, `${head}\r\n`, { answers: 1 });
+    await exchange(port, `${head}Content-Length: 2\r\n\r\n{}`, { answers: 1 });
+    await exchange(port, `${head}Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`, { answers: 1 });
+    await exchange(port, `${head}Content-Length: 0\r\n\r\n`, { answers: 1 });
+    expect(seen).toEqual([null, '{}', '{}', '']);
+  });
+
   it('aborts the Request when the client leaves while its body is arriving, before the body read fails', async () => {
     let aborted: Promise<boolean> | undefined;
     let abortedWhenTheReadFailed: boolean | undefined;
