@@ -13,7 +13,7 @@ import type { ErrorRequestHandler, Request as ExpressRequest, RequestHandler } f
 import { MAX_BODY_BYTES } from '../core/http/readJsonBody.js';
 import { createPetService, type PetService, type PetServiceOptions } from '../core/index.js';
 import { adapterErrorAnswer, writeErrorAnswer } from './node/adapterErrorAnswer.js';
-import { FIXED_ORIGIN, type KnownHost, readRequestHead } from './node/readRequestHead.js';
+import { FIXED_ORIGIN, framesNoBody, type KnownHost, readRequestHead } from './node/readRequestHead.js';
 
 /** What a body parser that ran before us left behind, or `undefined` when it read nothing. */
 type ParsedBody = { body: string | Uint8Array } | { body: null } | undefined;
@@ -57,7 +57,7 @@ const webRequestOfExpress = (
   req.res?.once('close', abandon);
   req.once('error', abandon);
   const init: RequestInit & { duplex?: 'half' } = { method: req.method, headers, signal: controller.signal };
-  if (req.method !== 'GET' && req.method !== 'HEAD') {
+  if (req.method !== 'GET' && req.method !== 'HEAD' && !framesNoBody(req.headers)) {
     const parsed = replayed ?? consumedBody(req);
     if (parsed) init.body = parsed.body as BodyInit | null;
     else {

@@ -12,7 +12,7 @@ import { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import { type MaybePromise, whenReady, whenSettled } from '../../core/MaybePromise.js';
 import { adapterErrorAnswer, writeErrorAnswer } from './adapterErrorAnswer.js';
 import { connectionState, trackAnswer } from './connectionState.js';
-import { FIXED_ORIGIN, type KnownHost, readRequestHead, targetPathAndQuery } from './readRequestHead.js';
+import { FIXED_ORIGIN, framesNoBody, type KnownHost, readRequestHead, targetPathAndQuery } from './readRequestHead.js';
 
 /** What the listener needs beyond the service. */
 export interface RequestListenerOptions {
@@ -61,10 +61,7 @@ const toWebRequest = (req: IncomingMessage, pathAndQuery: string, signal: AbortS
   const method = req.method ?? 'GET';
   // As @whatwg-node/server passes them: its Headers reads Node's header record in place.
   const headers = req.headers as unknown as HeadersInit;
-  // A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112 §6.3),
-  // as `curl -X POST` sends one: a null body, as fetch runtimes hand it over, not an empty stream.
-  const bodiless = req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined;
-  if (method === 'GET' || method === 'HEAD' || bodiless) return new ServerRequest(url, { method, headers, signal });
+  if (method === 'GET' || method === 'HEAD' || framesNoBody(req.headers)) return new ServerRequest(url, { method, headers, signal });
   return new ServerRequest(url, {
     method,
     headers,

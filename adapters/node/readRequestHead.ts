@@ -2,9 +2,18 @@
  * @module Reads what a `node:http` request's head says about where it goes, trusting only the
  * request target for that: the Host header names the server, never the path.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import { isIPv6 } from 'node:net';
 import type { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import { validationFailed } from './adapterErrorAnswer.js';
+
+/**
+ * Whether a request's head frames no body: neither Content-Length nor Transfer-Encoding, as
+ * `curl -X POST` sends. Such a request has none (RFC 9112 §6.3), and is handed to the
+ * service with a null body, as fetch runtimes hand it over, not an empty stream.
+ */
+export const framesNoBody = (headers: IncomingHttpHeaders): boolean =>
+  headers['content-length'] === undefined && headers['transfer-encoding'] === undefined;
 
 /** The origin every Request handed to the service is built on: only its path and query are the client's. */
 export const FIXED_ORIGIN = 'http://localhost';

@@ -176,6 +176,18 @@ describe('animal-store/express against requests no HTTP client would send', () =
     expect(expectErrorAnswer(answer, 400, 'validation_failed').details?.[0]?.path).toBe('Authorization');
   });
 
+  it('leases to a POST whose head frames no body (curl -X POST), with or without express.json() before it', async () => {
+    for (const parser of [false, true]) {
+      const app = express();
+      if (parser) app.use(express.json());
+      app.use('/catalogue', expressMiddleware(options()));
+      const answer = await rawTo(app, `POST /catalogue/v1/sync/leases HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${KEY}\r\n\r\n`);
+      expect([answer?.status, JSON.parse(answer?.body ?? 'null')]).toEqual([201, { first: 1, last: 1000 }]);
+      await close?.();
+      close = undefined;
+    }
+  });
+
   it('serves an absolute-form target by its path and query', async () => {
     const app = express();
     app.use('/catalogue', expressMiddleware(options()));
