@@ -1,4 +1,4 @@
-/** @module The in-memory index every storage lists from: arrival order plus one run per status. */
+/** @module The in-memory index every storage lists from: arrival order plus each status's positions in it. */
 import { AnimalStoreError } from '../core/AnimalStoreError.js';
 import type { PetPageRequest } from '../core/PetStorage.js';
 import type { Pet } from '../core/schemas/Pet.js';
@@ -8,7 +8,7 @@ import type { PetStatus } from '../core/schemas/PetStatus.js';
  * The first position in an ascending run of numbers whose value is greater than `after`.
  * Binary search, so a page costs log(n) to find plus `limit` to copy, whatever the size.
  */
-const firstAbove = (run: readonly number[], after: number): number => {
+const firstAbove = (run: Uint32Array, after: number): number => {
   let low = 0;
   let high = run.length;
   while (low < high) {
@@ -31,14 +31,38 @@ const firstAfter = (run: readonly Pet[], after: number): number => {
   return low;
 };
 
-/** One status's animals in arrival order, with each one's position in the full arrival order. */
-interface StatusRun {
-  pets: Pet[];
-  positions: number[];
+/**
+ * One status's animals: their positions in the full arrival order, ascending, in a typed
+ * array that doubles as it fills. Positions only, not the animals again: at a million
+ * animals, arrays of animals and of numbers grown a push at a time were a third of a second
+ * of a start (their copies as they grew, on fresh pages), where counting first and filling
+ * typed arrays takes a tenth of that.
+ */
+class StatusRun {
+  #positions: Uint32Array;
+  #size = 0;
+
+  constructor(capacity = 16) {
+    this.#positions = new Uint32Array(Math.max(16, capacity));
+  }
+
+  /** The positions held, a view valid until the next `push`. */
+  get positions(): Uint32Array {
+    return this.#positions.subarray(0, this.#size);
+  }
+
+  push(position: number): void {
+    if (this.#size === this.#positions.length) {
+      const grown = new Uint32Array(this.#positions.length * 2);
+      grown.set(this.#positions);
+      this.#positions = grown;
+    }
+    this.#positions[this.#size++] = position;
+  }
 }
 
 /**
- * Holds animals in arrival order, once in full and once per status. Animals never change
+ * Holds animals in arrival order, with each status's positions in it. Animals never change
  * and only arrive at the end (the interface has no update), so appending keeps every run in
  * order. While ids arrive ascending (a catalogue that never synced), arrival order is id
  * order and lookup by id is a binary search of the full run rather than a Map: at a million
@@ -47,7 +71,7 @@ interface StatusRun {
  * pulled by a kiosk) builds the Map, which is kept from then on.
  */
 export class PetIndex {
-  readonly #all: Pet[] = [];
+  #all: Pet[] = [];
   readonly #byStatus = new Map<PetStatus, StatusRun>();
   /** Position in arrival order by id, once ids no longer arrive ascending. */
   #positions: Map<number, number> | undefined;
@@ -56,10 +80,28 @@ export class PetIndex {
   /**
    * Builds an index from animals in arrival order (ids distinct). They are frozen as they are
    * handed out (`get`, `list`), not here: freezing a million animals took a quarter of a
-   * second of a start, for the few a reader sees soon.
+   * second of a start, for the few a reader sees soon. Animals in ascending id order (every
+   * catalogue that never synced), given as an array, are taken in one copy, each status's
+   * run sized by a count.
    */
   constructor(pets: Iterable<Pet> = []) {
-    for (const pet of pets) this.#place(pet);
+    if (!(Array.isArray(pets) && PetIndex.#takeAscending(this, pets))) for (const pet of pets) this.#place(pet);
+  }
+
+  /** Fills an empty `index` with `pets` when their ids ascend; false, leaving it empty, when they do not. */
+  static #takeAscending(index: PetIndex, pets: readonly Pet[]): boolean {
+    const counts = new Map<PetStatus, number>();
+    let highest = 0;
+    for (const { id, status } of pets) {
+      if (id <= highest) return false;
+      highest = id;
+      counts.set(status, (counts.get(status) ?? 0) + 1);
+    }
+    index.#all = pets.slice();
+    index.#highestId = highest;
+    for (const [status, count] of counts) index.#byStatus.set(status, new StatusRun(count));
+    for (let position = 0; position < pets.length; position++) index.#byStatus.get(pets[position]!.status)!.push(position);
+    return true;
   }
 
   /** How many animals the index holds. */
@@ -99,11 +141,10 @@ export class PetIndex {
     this.#all.push(pet);
     let run = this.#byStatus.get(pet.status);
     if (!run) {
-      run = { pets: [], positions: [] };
+      run = new StatusRun();
       this.#byStatus.set(pet.status, run);
     }
-    run.pets.push(pet);
-    run.positions.push(position);
+    run.push(position);
   }
 
   /**
@@ -167,8 +208,9 @@ export class PetIndex {
     else {
       const run = this.#byStatus.get(status);
       if (!run) return [];
-      const first = firstAbove(run.positions, start - 1);
-      page = run.pets.slice(first, first + limit);
+      const { positions } = run;
+      const first = firstAbove(positions, start - 1);
+      page = Array.from(positions.subarray(first, first + limit), (position) => this.#all[position]!);
     }
     for (const pet of page) Object.freeze(pet);
     return page;
