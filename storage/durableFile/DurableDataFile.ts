@@ -1,13 +1,13 @@
 /** @module A lowdb adapter for any data kept in one durable text file and its journal, given how to parse, serialise and replay it. */
 import type { Adapter } from 'lowdb';
-import type { DurableTextFile } from './DurableTextFile.js';
+import type { DurableTextFile, FileReading } from './DurableTextFile.js';
 import type { FilePart } from './FilePart.js';
 import type { JournalSpot } from './Journal.js';
 
 /** How the data is written down: text to data and back, and a change to a line and back. */
 export interface DataFormat<T, C> {
-  /** The data in the file's text; throws when the text is not valid data. */
-  parse(text: string): T | Promise<T>;
+  /** The data in the file (read whole, or a range at a time); throws when it is not valid data. */
+  parse(file: FileReading): T | Promise<T>;
   /** The file's bytes for the data, in parts (see FilePart: a deferred part copies bytes of the file it replaces, or of its journal). */
   serialize(data: T): FilePart[];
   /** A change as one line of text (no line break), for the journal. */
@@ -57,7 +57,7 @@ export class DurableDataFile<T, C> implements Adapter<T> {
 
   /** The data, the journal's changes applied; throws when the file is not valid data (lowdb then keeps what it had). */
   async read(): Promise<T | null> {
-    const data = await this.#format.parse(await this.#text.read());
+    const data = await this.#text.readWith(async (file) => this.#format.parse(file));
     this.#format.replay(data, await this.#text.journal());
     return data;
   }

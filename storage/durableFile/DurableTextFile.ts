@@ -6,7 +6,7 @@ import { FileChangedError } from './DurableWriteError.js';
 import type { FilePart, ReadBack } from './FilePart.js';
 import type { FileSystem } from './FileSystem.js';
 import { type FileVersion, type Inode, inodeOf, type Ownership, ownershipOf, sameInode, sameVersion, versionOf } from './FileVersion.js';
-import { readAll } from './fileBytes.js';
+import { readAll, readUpTo } from './fileBytes.js';
 import { Journal, type JournalMark, type JournalSpot, journalPath } from './Journal.js';
 import { lockDataFile } from './lockDataFile.js';
 import { probeDisk } from './probeDisk.js';
@@ -18,6 +18,16 @@ import { type DataFileWatch, watchDataFile } from './watchDataFile.js';
 
 /** While the folder's watch reports nothing, a write looks at the file and its journal at least this often (see `lookNeeded`). */
 const LOOK_AGAIN_MILLISECONDS = 20;
+
+/** A data file opened for one read (`readWith`). */
+export interface FileReading {
+  /** Its size in bytes as the read began. */
+  readonly size: number;
+  /** Its whole text, read from the start to the end. */
+  text(): Promise<string>;
+  /** Up to `length` of its bytes from `position`, into `into` when it is large enough: fewer only where the file ends sooner. */
+  bytes(position: number, length: number, into?: Buffer): Promise<Buffer>;
+}
 
 /**
  * A file this process owns (holds the kernel's lock on, see `lockDataFile`), and its
@@ -100,12 +110,18 @@ export class DurableTextFile {
     return new DurableTextFile(file, options.name, options.fs, handle, stats, journal);
   }
 
+  /** The file's text: `readWith` reading it whole. */
+  read(): Promise<string> {
+    return this.readWith((file) => file.text());
+  }
+
   /**
-   * The file's text. Read through a new open of the path, so an edit saved by rename (a new
-   * inode) is what is read; that inode is then locked, or this throws a
-   * DataFileLockedError when another process took it first.
+   * What `use` makes of the file, read through a new open of the path, so an edit saved by
+   * rename (a new inode) is what is read; that inode is then locked, or this throws a
+   * DataFileLockedError when another process took it first. `use` reads the file whole or
+   * a range at a time (a large file need never be in memory whole), until it settles.
    */
-  async read(): Promise<string> {
+  async readWith<T>(use: (file: FileReading) => Promise<T>): Promise<T> {
     const handle = await this.#fs.open(this.file, 'r+');
     let adopted = false;
     try {
@@ -116,10 +132,14 @@ export class DurableTextFile {
         await this.#adopt(handle, stats);
         adopted = true;
       }
-      const text = await handle.readFile('utf8');
+      const made = await use({
+        size: Number(stats.size),
+        text: () => handle.readFile('utf8'),
+        bytes: (position, length, into) => readUpTo(handle, position, length, into),
+      });
       this.#version = versionOf(stats);
       this.#ownership = ownershipOf(stats);
-      return text;
+      return made;
     } finally {
       if (!adopted) await handle.close().catch(() => {});
     }

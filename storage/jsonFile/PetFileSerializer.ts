@@ -177,29 +177,18 @@ export class PetFileSerializer {
   }
 
   /**
-   * Notes where the keys' lines lie in `text`, the file as just read (of `fileBytes` bytes),
-   * whose keys `content` holds before its journal is replayed: the first whole write after a
-   * start then copies them too. Only a file laid out as this serialiser writes it (the keys
-   * one a line) is found. `KeyLines.reuse` checks, a line at a time, the lines of the keys
-   * that expired before that write; the write copies the rest as the file holds them, which
-   * are the keys this text was parsed into (a layout edited by hand inside the list stays
-   * valid JSON, and is written one key a line once a check meets it).
+   * Notes where the keys' lines lie in the file as just read (`keyLines`, in bytes: see
+   * `readPetFileContent`), whose keys `content` holds before its journal is replayed: the
+   * first whole write after a start then copies them too. `KeyLines.reuse` checks, a line
+   * at a time, the lines of the keys that expired before that write; the write copies the
+   * rest as the file holds them, which are the keys the file was parsed into (a layout
+   * edited by hand inside the list stays valid JSON, and is written one key a line once a
+   * check meets it).
    */
-  read(text: string, content: PetFileContent, fileBytes: number): void {
+  read(content: PetFileContent, keyLines: { offset: number; length: number } | undefined): void {
     this.#serializedKeys = undefined;
-    this.#writtenKeys = undefined;
     const keys = content.idempotencyKeys;
-    // Inside a string every quote is escaped and no line breaks, so these texts are the list's
-    // own opening and end (the opening is sought from the start: V8's lastIndexOf is slower
-    // over the keys than indexOf over a million animals, about 25 ms).
-    const opening = keys.size === 0 ? -1 : text.indexOf(KEYS_OPENING);
-    const end = text.lastIndexOf('\n]');
-    if (opening === -1 || end < opening + KEYS_OPENING.length) return;
-    const first = opening + KEYS_OPENING.length - 1;
-    // Counted from the file's end, so only the keys' part of the text is measured in bytes.
-    const fromFirst = Buffer.byteLength(text.slice(first));
-    const length = fromFirst - Buffer.byteLength(text.slice(end));
-    this.#writtenKeys = { queue: keys, start: keys.first, end: keys.end, offset: fileBytes - fromFirst, length };
+    this.#writtenKeys = keyLines && keys.size > 0 ? { queue: keys, start: keys.first, end: keys.end, ...keyLines } : undefined;
   }
 
   /** Forgets the bytes of keys from sequence number `sequence` on, which are about to change. */

@@ -32,11 +32,10 @@ export const openPetFileDb = async (realFile: string, name: string, fs: FileSyst
     const adapter = new DurableDataFile<PetFileContent, PetChange>(
       text,
       {
-        parse: async (content) => {
-          const fileBytes = text.sizes.file;
-          const data = await readPetFileContent(content, name);
-          serializer.read(content, data, fileBytes);
-          return data;
+        parse: async (file) => {
+          const { content, keyLines } = await readPetFileContent(file, name);
+          serializer.read(content, keyLines);
+          return content;
         },
         serialize: (data) => serializer.serialize(data),
         encodeChange: (change) => serializer.encodeChange(change),

@@ -2,13 +2,15 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { StoredIdempotencyKey } from '../../../core/PetStorage.js';
 import type { Pet } from '../../../core/schemas/Pet.js';
-import { DataFileError } from '../../../storage/durableFile/index.js';
+import { DataFileError, type FileReading } from '../../../storage/durableFile/index.js';
+import { IdempotencyKeys } from '../../../storage/IdempotencyKeys.js';
 import type { PetFileContent } from '../../../storage/jsonFile/PetFileContent.js';
 import type { PetFileData } from '../../../storage/jsonFile/PetFileData.js';
 import { PetFileSerializer } from '../../../storage/jsonFile/PetFileSerializer.js';
 import { parsePetFile } from '../../../storage/jsonFile/parsePetFile.js';
 import { readKeysInWorker } from '../../../storage/jsonFile/readKeysInWorker.js';
-import { piecesOf, readPetFileContent } from '../../../storage/jsonFile/readPetFileContent.js';
+import { readPetFileContent } from '../../../storage/jsonFile/readPetFileContent.js';
+import { streamPetFile } from '../../../storage/jsonFile/streamPetFile.js';
 import { keyToFile } from './keyToFile.js';
 
 const SCOPE = 'c0ffee'.repeat(11).slice(0, 64);
@@ -49,6 +51,31 @@ const plain = (content: PetFileContent) => ({
   sync: content.sync,
 });
 
+/** A file's text as a storage reads it: whole, or a range at a time. */
+const readingOf = (text: string): FileReading => {
+  const bytes = Buffer.from(text);
+  return {
+    size: bytes.byteLength,
+    text: async () => text,
+    bytes: async (position, length, into) => {
+      const end = Math.min(bytes.byteLength, position + length);
+      const target = into && into.byteLength >= length ? into : Buffer.alloc(length);
+      const count = bytes.copy(target, 0, Math.min(position, end), end);
+      return target.subarray(0, count);
+    },
+  };
+};
+
+/** The keys' part of a file's text as the server writes it: from the keys' list to the end, in bytes. */
+const keysPartOf = (text: string) => Buffer.from(text.slice(text.indexOf('"idempotencyKeys":[') + '"idempotencyKeys":'.length));
+
+/** Where the server's serialiser put the keys' lines: from the line break after the list's `[` to the one before its `]`. */
+const keyLinesOf = (text: string) => {
+  const opening = text.indexOf('"idempotencyKeys":[\n') + '"idempotencyKeys":['.length;
+  const offset = Buffer.byteLength(text.slice(0, opening));
+  return { offset, length: Buffer.byteLength(text.slice(opening, text.lastIndexOf('\n]'))) };
+};
+
 /** The error `run` throws. */
 const thrown = async (run: () => unknown) => {
   try {
@@ -59,67 +86,98 @@ const thrown = async (run: () => unknown) => {
   throw new Error('it did not throw');
 };
 
-describe('Reading a data file of many keys, the keys in a worker thread', () => {
-  it('Should build the queue of a list of keys in a worker thread, found by scope and key as in this one', async () => {
-    const { idempotencyKeys } = dataWith(10, 5_000);
-    const queue = await readKeysInWorker(JSON.stringify(idempotencyKeys.map(keyToFile)));
-    expect(queue?.size).toBe(5_000);
-    expect([...queue!.values()]).toEqual(idempotencyKeys);
+describe('Reading a large data file a range at a time, its keys in a worker thread', () => {
+  it('Should build the queue of a keys part in a worker thread, found by scope and key as in this one', async () => {
+    const data = dataWith(10, 5_000);
+    const { idempotencyKeys } = data;
+    const part = await readKeysInWorker(keysPartOf(textOf(data)));
+    const queue = IdempotencyKeys.fromSnapshot(part!.snapshot);
+    expect(queue.size).toBe(5_000);
+    expect([...queue.values()]).toEqual(idempotencyKeys);
     const wanted = idempotencyKeys[4_321]!;
-    expect(queue!.find({ ...wanted, fingerprint: '', createdAt: NOW + 5_000 })).toEqual(wanted);
-    expect(queue!.find({ ...wanted, scope: 'ff'.repeat(32), fingerprint: '', createdAt: NOW + 5_000 })).toBeUndefined();
-    // Not a list of valid keys: nothing, and the caller reads the file itself.
-    expect(await readKeysInWorker(JSON.stringify([keyToFile({ ...wanted, petId: 0 })]))).toBeUndefined();
-    expect(await readKeysInWorker('[{"scope":')).toBeUndefined();
+    expect(queue.find({ ...wanted, fingerprint: '', createdAt: NOW + 5_000 })).toEqual(wanted);
+    expect(queue.find({ ...wanted, scope: 'ff'.repeat(32), fingerprint: '', createdAt: NOW + 5_000 })).toBeUndefined();
+    expect(part!.rest).toBe('}\n');
+    // Not a list of valid keys, or not laid out as the server writes it: nothing, and the caller reads the file itself.
+    const bad = dataWith(10, 5_000);
+    bad.idempotencyKeys[17] = { ...bad.idempotencyKeys[17]!, petId: 0 };
+    expect(await readKeysInWorker(keysPartOf(textOf(bad)))).toBeUndefined();
+    expect(await readKeysInWorker(Buffer.from('[{"scope":'))).toBeUndefined();
+    expect(await readKeysInWorker(Buffer.from(`${JSON.stringify(idempotencyKeys.map(keyToFile))}}\n`))).toBeUndefined();
   });
 
-  it('Should read a file the server wrote, with or without its sync part, as parsePetFile does', async () => {
-    for (const sync of [undefined, { leases: [{ scope: SCOPE, first: 1_000_001, last: 1_001_000 }] }] as const) {
-      const text = textOf(dataWith(3_000, 6_000, sync as PetFileData['sync']));
-      // Cut into its pieces, so its keys go to the worker.
-      const pieces = piecesOf(text);
-      expect(pieces?.nextId).toBe(3_001);
-      expect(JSON.parse(pieces!.pets)).toHaveLength(3_000);
-      expect(JSON.parse(pieces!.keys)).toHaveLength(6_000);
-      expect(pieces!.rest).toBe(sync ? `,\n"sync":${JSON.stringify(sync)}\n}\n` : '}\n');
-      const content = await readPetFileContent(text, 'animals.json');
-      expect(plain(content)).toEqual(plain({ ...parsePetFile(text, 'animals.json'), idempotencyKeys: content.idempotencyKeys }));
-      expect([...content.idempotencyKeys.values()]).toEqual(parsePetFile(text, 'animals.json').idempotencyKeys);
+  it('Should read a file the server wrote, with or without its sync part or keys, as parsePetFile does', async () => {
+    const sync = { leases: [{ scope: SCOPE, first: 1_000_001, last: 1_001_000 }] } as PetFileData['sync'];
+    // Many keys (a worker), few keys (this thread), no keys; a sync part or none.
+    for (const data of [dataWith(3_000, 6_000), dataWith(3_000, 6_000, sync), dataWith(14_000, 500), dataWith(16_000, 0, sync)]) {
+      const text = textOf(data);
+      expect(Buffer.byteLength(text)).toBeGreaterThan(1024 * 1024);
+      const streamed = await streamPetFile(readingOf(text));
+      expect(streamed).toBeDefined();
+      const { content, keyLines } = await readPetFileContent(readingOf(text), 'animals.json');
+      const parsed = parsePetFile(text, 'animals.json');
+      expect(plain(content)).toEqual(plain({ ...parsed, idempotencyKeys: content.idempotencyKeys }));
+      expect([...content.idempotencyKeys.values()]).toEqual(parsed.idempotencyKeys);
+      expect(plain(streamed!.content)).toEqual(plain(content));
+      // Where the keys' lines are, for the first whole write to copy them: as the serialiser put them.
+      expect(keyLines).toEqual(data.idempotencyKeys.length === 0 ? undefined : keyLinesOf(text));
     }
   });
 
-  it('Should name the first problem of a damaged file of many keys as parsePetFile does', async () => {
-    const data = dataWith(3_000, 6_000);
-    const badKey = textOf(data).replace(
+  it('Should say where the keys lie in a small file read whole, as in a large one read a range at a time', async () => {
+    const text = textOf(dataWith(100, 300));
+    expect(Buffer.byteLength(text)).toBeLessThan(1024 * 1024);
+    const { content, keyLines } = await readPetFileContent(readingOf(text), 'animals.json');
+    expect(content.idempotencyKeys.size).toBe(300);
+    expect(keyLines).toEqual(keyLinesOf(text));
+  });
+
+  it('Should name the first problem of a damaged large file as parsePetFile does', async () => {
+    const withKeys = textOf(dataWith(3_000, 6_000));
+    const badKey = withKeys.replace(
       `"petId":${(4_000 % 3_000) + 1},"createdAt":"${new Date(NOW + 4_000).toISOString()}"`,
       '"petId":0,"createdAt":"x"',
     );
-    const badPet = textOf(data).replace('"name":"Animal 2000"', '"name":""');
-    const repeated = textOf(data).replace('{"id":7,', '{"id":6,');
-    const strayField = textOf(data).replace(/\n\]\}\n$/, '\n],"extra":1}\n');
-    const noEnd = textOf(data).replace(/\n\]\}\n$/, '\n]');
-    for (const text of [badKey, badPet, repeated, strayField, noEnd]) {
-      expect(text).not.toBe(textOf(data));
-      const expected = (await thrown(() => parsePetFile(text, 'animals.json'))) as DataFileError;
+    // Without keys, so no worker thread: the animals are what is damaged.
+    const text = textOf(dataWith(16_000, 0));
+    const badPet = text.replace('"name":"Animal 2000"', '"name":""');
+    const repeated = text.replace('{"id":7,', '{"id":6,');
+    const strayField = withKeys.replace(/\]\}\n$/, '],"extra":1}\n');
+    const noEnd = text.replace(/\]\}\n$/, ']');
+    // Broken where the animals are read a piece at a time: a comma too many, before the list's end or between two lines.
+    const trailingComma = text.replace('"status":"available"}\n],"idempotencyKeys"', '"status":"available"},\n],"idempotencyKeys"');
+    const doubleComma = text.replace('{"id":2500,', ',\n{"id":2500,');
+    const leadingComma = text.replace('"pets":[\n', '"pets":[,\n');
+    // …and before a list of animals shorter than a piece: its first piece is then empty.
+    const fewPets = textOf(dataWith(10, 5_000));
+    const leadingCommaFewPets = fewPets.replace('"pets":[\n', '"pets":[,\n');
+    for (const damaged of [badKey, badPet, repeated, strayField, noEnd, trailingComma, doubleComma, leadingComma, leadingCommaFewPets]) {
+      expect([text, withKeys, fewPets]).not.toContain(damaged);
+      const expected = (await thrown(() => parsePetFile(damaged, 'animals.json'))) as DataFileError;
       expect(expected).toBeInstanceOf(DataFileError);
-      const error = await thrown(() => readPetFileContent(text, 'animals.json'));
+      expect(await streamPetFile(readingOf(damaged))).toBeUndefined();
+      const error = await thrown(() => readPetFileContent(readingOf(damaged), 'animals.json'));
       expect(error).toBeInstanceOf(DataFileError);
       expect((error as Error).message).toBe(expected.message);
     }
   });
 
-  it('Should read a file laid out otherwise (edited by hand), or of few keys, the usual way, to the same content', async () => {
-    expect(piecesOf(textOf(dataWith(3_000, 2_000)))).toBeUndefined();
+  it('Should read a large file laid out otherwise (edited by hand) the usual way, to the same content', async () => {
     const data = dataWith(2_000, 5_000);
-    // Keys before the animals, and the whole on one line: no worker, the same content.
     const keys = data.idempotencyKeys.map(keyToFile);
+    // Keys before the animals; the whole on one line; an animal over two lines, cut after a comma; the keys' list on one line.
     const reordered = JSON.stringify({ format: 2, nextId: data.nextId, idempotencyKeys: keys, pets: data.pets });
     const oneLine = JSON.stringify({ ...data, idempotencyKeys: keys });
-    for (const text of [reordered, oneLine]) {
-      expect(piecesOf(text)).toBeUndefined();
-      const content = await readPetFileContent(text, 'animals.json');
+    const animalOverTwoLines = textOf(data).replace('{"id":1500,"name":"Animal 1500",', '{"id":1500,\n"name":"Animal 1500",');
+    const keysOnOneLine = textOf(data).replace(/"idempotencyKeys":\[\n[\s\S]*\n\]\}\n$/, `"idempotencyKeys":${JSON.stringify(keys)}}\n`);
+    for (const text of [reordered, oneLine, animalOverTwoLines, keysOnOneLine]) {
+      expect(text).not.toBe(textOf(data));
+      expect(Buffer.byteLength(text)).toBeGreaterThan(1024 * 1024);
+      const { content, keyLines } = await readPetFileContent(readingOf(text), 'animals.json');
       expect(content.pets).toEqual(data.pets);
       expect([...content.idempotencyKeys.values()]).toEqual(data.idempotencyKeys);
+      // Lines of keys are found only where the list is laid out a key a line.
+      expect(keyLines).toEqual(text === animalOverTwoLines ? keyLinesOf(text) : undefined);
     }
   });
 });
