@@ -132,14 +132,25 @@ export class DurableTextFile {
         await this.#adopt(handle, stats);
         adopted = true;
       }
-      const made = await use({
-        size: Number(stats.size),
-        text: () => handle.readFile('utf8'),
-        bytes: (position, length, into) => readUpTo(handle, position, length, into),
-      });
-      this.#version = versionOf(stats);
-      this.#ownership = ownershipOf(stats);
-      return made;
+      // The file counts as read unless reading it failed: an edit `use` finds invalid is then
+      // not read again until it changes (the caller keeps its problem), however often asked.
+      let readFailed = false;
+      const failed = (error: unknown): never => {
+        readFailed = true;
+        throw error;
+      };
+      try {
+        return await use({
+          size: Number(stats.size),
+          text: () => handle.readFile('utf8').catch(failed),
+          bytes: (position, length, into) => readUpTo(handle, position, length, into).catch(failed),
+        });
+      } finally {
+        if (!readFailed) {
+          this.#version = versionOf(stats);
+          this.#ownership = ownershipOf(stats);
+        }
+      }
     } finally {
       if (!adopted) await handle.close().catch(() => {});
     }

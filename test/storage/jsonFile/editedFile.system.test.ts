@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createPetService } from '../../../core/createPetService.js';
 import type { PetStorage } from '../../../core/PetStorage.js';
 import type { Pet } from '../../../core/schemas/Pet.js';
-import { DataFileError, DataFileLockedError } from '../../../storage/durableFile/index.js';
+import { DataFileError, DataFileLockedError, DurableTextFile } from '../../../storage/durableFile/index.js';
 import { openJsonFileStorage, openJsonFileStorageOn } from '../../../storage/jsonFile/openJsonFileStorage.js';
 import { tempFolder } from '../../support/tempFolder.js';
 import { createControlledFileSystem, gate, until } from './controlledFileSystem.js';
@@ -129,6 +129,29 @@ describe('JSON-file storage and a file edited by hand while it runs', () => {
     expect(onDisk(file).pets.map(({ name }) => name)).toEqual(['First', 'Typed in full', 'Accepted']);
     expect(await storage.checkHealth!()).toEqual({ ok: true });
     await storage.close();
+  });
+
+  it('Should read an invalid edit once, not again for each create it refuses, and read the next edit', async () => {
+    const { file, storage } = await openFresh();
+    const first = await storage.create(pet('First'));
+    const reads = vi.spyOn(DurableTextFile.prototype, 'readWith');
+    try {
+      fs.writeFileSync(file, fileText(3, [first, { ...animal(2, 'Half typed'), categoryId: 0 }]));
+      // Apart by more than the 20 ms after which a write looks at the file again.
+      for (let attempt = 0; attempt < 5; attempt++) {
+        await expect(storage.create(pet('Refused'))).rejects.toMatchObject({ status: 503 });
+        await new Promise((resolve) => setTimeout(resolve, 30));
+      }
+      // However often the watch, the health check or a create looks, the file as it is was read once.
+      expect(await storage.checkHealth!()).toMatchObject({ ok: false });
+      expect(reads).toHaveBeenCalledTimes(1);
+      fs.writeFileSync(file, fileText(3, [first, animal(2, 'Typed in full')]));
+      expect((await storage.create(pet('Accepted'))).id).toBe(3);
+      expect(reads).toHaveBeenCalledTimes(2);
+    } finally {
+      reads.mockRestore();
+      await storage.close();
+    }
   });
 
   it('Should answer a retried key from what it holds while the edited file is invalid, and refuse a new key', async () => {
