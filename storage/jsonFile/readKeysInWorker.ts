@@ -7,40 +7,48 @@ import type { KeysPart } from './keysPart.js';
  * registers tsx (a dev dependency) and then loads the TypeScript entry: a worker's own
  * `--import` does not reach its entry module.
  */
-const spawnKeysWorker = (bytes: Uint8Array): Worker => {
-  // The bytes move to the worker, not copied, when they are the whole of their buffer.
-  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
-  const options = { workerData: bytes, transferList: whole ? [bytes.buffer as ArrayBuffer] : [] };
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./keysWorker.js', import.meta.url), options);
+const spawnKeysWorker = (): Worker => {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./keysWorker.js', import.meta.url));
   const tsx = import.meta.resolve('tsx/esm/api');
   const entry = new URL('./keysWorker.ts', import.meta.url).href;
   const code = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`;
-  return new Worker(code, { eval: true, ...options });
+  return new Worker(code, { eval: true });
 };
 
 /**
  * What `readKeysPart` makes of `bytes` (from a data file's keys' list to its end), made in a
- * worker thread (`keysWorker`), or `undefined` when the list is not valid or the worker
- * could not run: the caller then reads the file the usual way, in this thread. At a million
- * animals and 100,000 keys, the keys took about half a second of a 2.6 s start (their JSON,
- * the collector, the queue), which runs beside the animals' parse. `bytes` are the
- * worker's after the call (moved to it, when they are the whole of their buffer). Never
+ * worker thread (`keysWorker`), or `undefined` when the list is not valid, the bytes could
+ * not be read, or the worker could not run: the caller then reads the file the usual way,
+ * in this thread. The worker starts at once and loads while the bytes are read; they move to
+ * it (not copied, when they are the whole of their buffer) and are its own after. At a
+ * million animals and 100,000 keys, the keys took about half a second of a 2.6 s start
+ * (their JSON, the collector, the queue), which runs beside the animals' parse. Never
  * rejects.
  */
-export const readKeysInWorker = (bytes: Uint8Array): Promise<KeysPart | undefined> =>
+export const readKeysInWorker = (bytes: Promise<Uint8Array | undefined>): Promise<KeysPart | undefined> =>
   new Promise((resolve) => {
     let worker: Worker;
     try {
-      worker = spawnKeysWorker(bytes);
+      worker = spawnKeysWorker();
     } catch {
       resolve(undefined);
+      bytes.catch(() => {});
       return;
     }
-    worker.once('message', (part: KeysPart | undefined) => {
+    const stop = (part: KeysPart | undefined) => {
       resolve(part);
       void worker.terminate();
-    });
+    };
+    worker.once('message', stop);
     // Whichever comes first settles it: a worker that failed to load or threw answers nothing.
     worker.once('error', () => resolve(undefined));
     worker.once('exit', () => resolve(undefined));
+    bytes.then(
+      (read) => {
+        if (read === undefined) return stop(undefined);
+        const whole = read.byteOffset === 0 && read.byteLength === read.buffer.byteLength && read.buffer instanceof ArrayBuffer;
+        worker.postMessage(read, whole ? [read.buffer as ArrayBuffer] : []);
+      },
+      () => stop(undefined),
+    );
   });

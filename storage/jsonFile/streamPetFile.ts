@@ -118,11 +118,11 @@ export const streamPetFile = async (file: FileReading): Promise<ReadContent | un
   // The keys' list starts at its `[`; its part is read on the threadpool while this thread parses the animals.
   const keysStart = petsEnd + PETS_TO_KEYS.byteLength - 1;
   const keysLength = file.size - keysStart;
-  const keys: Promise<KeysPart | undefined> = file
+  const bytes = file
     .bytes(keysStart, keysLength, Buffer.allocUnsafeSlow(keysLength))
-    .then((bytes) =>
-      bytes.byteLength < keysLength ? undefined : keysLength >= WORKER_FROM ? readKeysInWorker(bytes) : readKeysPart(bytes),
-    );
+    .then((read) => (read.byteLength < keysLength ? undefined : read));
+  const keys: Promise<KeysPart | undefined> =
+    keysLength >= WORKER_FROM ? readKeysInWorker(bytes) : bytes.then((read) => read && readKeysPart(read));
   let pets: unknown[] | undefined;
   try {
     pets = await readPets(file, header[0].length, petsEnd, chunk);

@@ -90,7 +90,7 @@ describe('Reading a large data file a range at a time, its keys in a worker thre
   it('Should build the queue of a keys part in a worker thread, found by scope and key as in this one', async () => {
     const data = dataWith(10, 5_000);
     const { idempotencyKeys } = data;
-    const part = await readKeysInWorker(keysPartOf(textOf(data)));
+    const part = await readKeysInWorker(Promise.resolve(keysPartOf(textOf(data))));
     const queue = IdempotencyKeys.fromSnapshot(part!.snapshot);
     expect(queue.size).toBe(5_000);
     expect([...queue.values()]).toEqual(idempotencyKeys);
@@ -101,9 +101,12 @@ describe('Reading a large data file a range at a time, its keys in a worker thre
     // Not a list of valid keys, or not laid out as the server writes it: nothing, and the caller reads the file itself.
     const bad = dataWith(10, 5_000);
     bad.idempotencyKeys[17] = { ...bad.idempotencyKeys[17]!, petId: 0 };
-    expect(await readKeysInWorker(keysPartOf(textOf(bad)))).toBeUndefined();
-    expect(await readKeysInWorker(Buffer.from('[{"scope":'))).toBeUndefined();
-    expect(await readKeysInWorker(Buffer.from(`${JSON.stringify(idempotencyKeys.map(keyToFile))}}\n`))).toBeUndefined();
+    expect(await readKeysInWorker(Promise.resolve(keysPartOf(textOf(bad))))).toBeUndefined();
+    expect(await readKeysInWorker(Promise.resolve(Buffer.from('[{"scope":')))).toBeUndefined();
+    expect(await readKeysInWorker(Promise.resolve(Buffer.from(`${JSON.stringify(idempotencyKeys.map(keyToFile))}}\n`)))).toBeUndefined();
+    // Bytes that could not be read (short, or an error): nothing, and never a rejection.
+    expect(await readKeysInWorker(Promise.resolve(undefined))).toBeUndefined();
+    expect(await readKeysInWorker(Promise.reject(new Error('EIO: i/o error, read')))).toBeUndefined();
   });
 
   it('Should read a file the server wrote, with or without its sync part or keys, as parsePetFile does', async () => {
