@@ -85,11 +85,11 @@ export class PetIndex {
    * run sized by a count.
    */
   constructor(pets: Iterable<Pet> = []) {
-    if (!(Array.isArray(pets) && PetIndex.#takeAscending(this, pets))) for (const pet of pets) this.#place(pet);
+    if (!(Array.isArray(pets) && this.#takeAscending(pets))) for (const pet of pets) this.#place(pet);
   }
 
-  /** Fills an empty `index` with `pets` when their ids ascend; false, leaving it empty, when they do not. */
-  static #takeAscending(index: PetIndex, pets: readonly Pet[]): boolean {
+  /** Fills this empty index with `pets` when their ids ascend; false, leaving it empty, when they do not. */
+  #takeAscending(pets: readonly Pet[]): boolean {
     const counts = new Map<PetStatus, number>();
     let highest = 0;
     for (const { id, status } of pets) {
@@ -97,10 +97,10 @@ export class PetIndex {
       highest = id;
       counts.set(status, (counts.get(status) ?? 0) + 1);
     }
-    index.#all = pets.slice();
-    index.#highestId = highest;
-    for (const [status, count] of counts) index.#byStatus.set(status, new StatusRun(count));
-    for (let position = 0; position < pets.length; position++) index.#byStatus.get(pets[position]!.status)!.push(position);
+    this.#all = pets.slice();
+    this.#highestId = highest;
+    for (const [status, count] of counts) this.#byStatus.set(status, new StatusRun(count));
+    for (let position = 0; position < pets.length; position++) this.#byStatus.get(pets[position]!.status)!.push(position);
     return true;
   }
 
