@@ -111,9 +111,9 @@ export class IdempotencyKeys {
   #first = 0;
   #end = 0;
 
-  constructor(keys: Iterable<StoredIdempotencyKey> = []) {
-    // Keys read from a file arrive as an array: the table is made its size once, not doubled its way there.
-    if (Array.isArray(keys)) while (isCrowded(keys.length, this.#table.length)) this.#table = new Uint32Array(this.#table.length * 2);
+  /** `expected`: about how many keys it will hold soon (a file's, read a piece at a time), so the table is made that size once, not doubled its way there. */
+  constructor(keys: Iterable<StoredIdempotencyKey> = [], expected = Array.isArray(keys) ? keys.length : 0) {
+    while (isCrowded(expected, this.#table.length)) this.#table = new Uint32Array(this.#table.length * 2);
     for (const key of keys) this.add(key);
   }
 

@@ -6,18 +6,13 @@ import type { FileReading } from '../durableFile/index.js';
 import { IdempotencyKeys } from '../IdempotencyKeys.js';
 import { checkPetFile } from './checkPetFile.js';
 import { type KeysPart, readKeysPart } from './keysPart.js';
+import { parseListPieces } from './listPieces.js';
 import { type PetFileContent, toPetFileContent } from './PetFileContent.js';
 import type { PetFileData } from './PetFileData.js';
 import { readKeysInWorker } from './readKeysInWorker.js';
 
 /** How many bytes a read takes. */
 const CHUNK_BYTES = 1024 * 1024;
-
-/**
- * How many bytes of animals one parse takes at most: below V8's large-object size, so the
- * text lives in the young generation, whose pages are reused, not on fresh pages each time.
- */
-const PIECE_BYTES = 64 * 1024;
 
 /** Below this many bytes of keys (about 4,000 keys), a worker's start costs more than it saves. */
 const WORKER_FROM = 1_000_000;
@@ -27,9 +22,6 @@ const HEADER = /^\{"format":2,"nextId":(0|[1-9]\d*),"pets":\[/;
 
 /** Where the animals' list ends and the keys' list begins, as the serialiser writes them. */
 const PETS_TO_KEYS = Buffer.from('],"idempotencyKeys":[');
-
-/** What separates two animals' lines: outside every string, since JSON strings hold no raw line break. */
-const LINE_BREAK_AFTER_COMMA = Buffer.from(',\n');
 
 /** A data file's content, and where its keys' lines lie in it (bytes from the line break after the list's `[`). */
 export interface ReadContent {
@@ -51,50 +43,29 @@ const findLast = async (file: FileReading, needle: Buffer, chunk: Buffer): Promi
   }
 };
 
-/** The values of a list's items (`text` between its brackets), or `undefined` when they are not a list's items. */
-const itemsOf = (text: string): unknown[] | undefined => {
-  try {
-    const items: unknown = JSON.parse(`[${text}]`);
-    return Array.isArray(items) ? items : undefined;
-  } catch {
-    return undefined;
-  }
-};
-
 /**
- * The animals' list between bytes `from` (after its `[`) and `end` (its `]`), parsed a
- * piece of lines at a time. A piece ends before a comma followed by a line break, so it
- * parses as the items of a list exactly when that comma is the list's own (a comma inside
- * an item leaves its brackets open in the piece); every piece but the last holds an item,
- * so the pieces together are the list. `undefined` for any list laid out otherwise (a
- * line longer than a piece: not the serialiser's) or not valid.
+ * The animals' list between bytes `from` (after its `[`) and `end` (its `]`), read a chunk
+ * at a time and parsed a piece of lines at a time (see `parseListPieces`); `undefined` for
+ * any list laid out otherwise or not valid.
  */
 const readPets = async (file: FileReading, from: number, end: number, chunk: Buffer): Promise<unknown[] | undefined> => {
   // Each piece's items kept apart and joined once at the end: pushing a million animals one by
   // one into one array grew it by copies, and made the collector track every old-to-new pointer.
   const pieces: unknown[][] = [];
   let count = 0;
+  const keep = (items: unknown[]) => {
+    pieces.push(items);
+    count += items.length;
+    return true;
+  };
   let position = from;
   while (position < end) {
     const length = Math.min(chunk.byteLength, end - position);
     const bytes = await file.bytes(position, length, chunk);
     if (bytes.byteLength < length) return undefined;
-    const last = position + length === end;
-    let start = 0;
-    while (start < bytes.byteLength) {
-      const limit = Math.min(start + PIECE_BYTES, bytes.byteLength);
-      const comma = last && limit === bytes.byteLength ? limit : bytes.lastIndexOf(LINE_BREAK_AFTER_COMMA, limit - 2);
-      if (comma < start) {
-        if (limit < bytes.byteLength) return undefined;
-        break;
-      }
-      const items = itemsOf(bytes.toString('utf8', start, comma));
-      if (items === undefined || (items.length === 0 && (comma < bytes.byteLength || count > 0))) return undefined;
-      pieces.push(items);
-      count += items.length;
-      start = comma + 1;
-    }
-    position += Math.min(start, bytes.byteLength);
+    const parsed = parseListPieces(bytes, position + length === end, count > 0, keep);
+    if (parsed === undefined) return undefined;
+    position += parsed;
   }
   return ([] as unknown[]).concat(...pieces);
 };

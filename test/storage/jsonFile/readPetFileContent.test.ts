@@ -154,7 +154,14 @@ describe('Reading a large data file a range at a time, its keys in a worker thre
     // …and before a list of animals shorter than a piece: its first piece is then empty.
     const fewPets = textOf(dataWith(10, 5_000));
     const leadingCommaFewPets = fewPets.replace('"pets":[\n', '"pets":[,\n');
-    for (const damaged of [badKey, badPet, repeated, strayField, noEnd, trailingComma, doubleComma, leadingComma, leadingCommaFewPets]) {
+    // The same where the keys are read a piece at a time (in a worker thread), the doubled comma pieces after the first.
+    const laterKeyLine =
+      withKeys.lastIndexOf('\n', withKeys.indexOf(`"key":"5f1c2a9e-0b7d-4c1e-9a2b-${(4_001).toString(16).padStart(12, '0')}"`)) + 1;
+    const keysTrailingComma = withKeys.replace(/\}\n\]\}\n$/, '},\n]}\n');
+    const keysDoubleComma = `${withKeys.slice(0, laterKeyLine)},\n${withKeys.slice(laterKeyLine)}`;
+    const keysLeadingComma = withKeys.replace('"idempotencyKeys":[\n', '"idempotencyKeys":[,\n');
+    const damagedFiles = [badKey, badPet, repeated, strayField, noEnd, trailingComma, doubleComma, leadingComma, leadingCommaFewPets];
+    for (const damaged of [...damagedFiles, keysTrailingComma, keysDoubleComma, keysLeadingComma]) {
       expect([text, withKeys, fewPets]).not.toContain(damaged);
       const expected = (await thrown(() => parsePetFile(damaged, 'animals.json'))) as DataFileError;
       expect(expected).toBeInstanceOf(DataFileError);
