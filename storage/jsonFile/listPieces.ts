@@ -29,11 +29,10 @@ const itemsOf = (text: string): unknown[] | undefined => {
  * A piece ends before a comma followed by a line break, so it parses as the items of a list
  * exactly when that comma is the list's own (a comma inside an item leaves brackets open in
  * the piece); every piece but the last of the list holds an item (`held`: items came before
- * `bytes`), so the pieces together are the list. Returns how many bytes it parsed (all of
- * them when `last`; before that, up to the last comma whose piece it parsed, where the next
- * stretch starts after the comma), or `undefined` for a list laid out otherwise (a line
- * longer than a piece: not the serialiser's), not valid, or whose items `use` refused
- * (answering false).
+ * `bytes`), so the pieces together are the list. Returns where the next stretch starts in
+ * `bytes` (after the last comma it cut at; their length when `last`), or `undefined` for a
+ * list laid out otherwise (a line longer than a piece: not the serialiser's), not valid, or
+ * whose items `use` refused (answering false).
  */
 export const parseListPieces = (bytes: Buffer, last: boolean, held: boolean, use: (items: unknown[]) => boolean): number | undefined => {
   let start = 0;
