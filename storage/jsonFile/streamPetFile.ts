@@ -9,6 +9,7 @@ import { type KeysPart, readKeysPart } from './keysPart.js';
 import { parseListPieces } from './listPieces.js';
 import { type PetFileContent, toPetFileContent } from './PetFileContent.js';
 import type { PetFileData } from './PetFileData.js';
+import { PETS_TO_KEYS } from './PetFileSerializer.js';
 import { readKeysInWorker } from './readKeysInWorker.js';
 
 /** How many bytes a read takes. */
@@ -21,7 +22,7 @@ const WORKER_FROM = 1_000_000;
 const HEADER = /^\{"format":2,"nextId":(0|[1-9]\d*),"pets":\[/;
 
 /** Where the animals' list ends and the keys' list begins, as the serialiser writes them. */
-const PETS_TO_KEYS = Buffer.from('],"idempotencyKeys":[');
+const PETS_TO_KEYS_BYTES = Buffer.from(PETS_TO_KEYS);
 
 /** A data file's content, and where its keys' lines lie in it (bytes from the line break after the list's `[`). */
 export interface ReadContent {
@@ -84,10 +85,10 @@ export const streamPetFile = async (file: FileReading): Promise<ReadContent | un
   const chunk = Buffer.allocUnsafeSlow(CHUNK_BYTES);
   const header = HEADER.exec((await file.bytes(0, 64, chunk)).toString('latin1'));
   if (!header) return undefined;
-  const petsEnd = await findLast(file, PETS_TO_KEYS, chunk);
+  const petsEnd = await findLast(file, PETS_TO_KEYS_BYTES, chunk);
   if (petsEnd < header[0].length) return undefined;
   // The keys' list starts at its `[`; its part is read on the threadpool while this thread parses the animals.
-  const keysStart = petsEnd + PETS_TO_KEYS.byteLength - 1;
+  const keysStart = petsEnd + PETS_TO_KEYS_BYTES.byteLength - 1;
   const keysLength = file.size - keysStart;
   const bytes = file
     .bytes(keysStart, keysLength, Buffer.allocUnsafeSlow(keysLength))
