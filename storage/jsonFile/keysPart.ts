@@ -1,6 +1,7 @@
-/** @module The keys' part of a data file laid out as the serialiser writes it: its keys' queue, and what follows the list. */
+/** @module The keys' part of a data file: its keys' queue, and what follows the list. */
 import { IdempotencyKeys, type IdempotencyKeysSnapshot } from '../IdempotencyKeys.js';
 import { keysProblem } from './checkPetFile.js';
+import { CLOSE_BRACE, CLOSE_BRACKET, COMMA, lastUnspacedBefore, NEWLINE, OPEN_BRACE, OPEN_BRACKET } from './jsonBytes.js';
 import { parseListPieces } from './listPieces.js';
 import { type IdempotencyKeyInFile, keyFromFile } from './PetFileData.js';
 
@@ -14,21 +15,39 @@ export interface KeysPart {
   lines: { start: number; length: number } | undefined;
 }
 
-/** The list's end as the serialiser writes it: `[]`, or its last key's line break and `]`. */
-const LAST_LINE_END = Buffer.from('\n]');
+/** The sync part's field, sought from the file's end when the keys' list is not its last. */
+const SYNC_FIELD = Buffer.from('"sync"');
 
-/** How many line breaks `bytes` holds: a key a line, about how many keys its list holds. */
-const lineBreaksIn = (bytes: Buffer): number => {
+/** How many closing braces `bytes` holds: one a key, about how many keys its list holds. */
+const closingBracesIn = (bytes: Buffer): number => {
   let count = 0;
-  for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) count++;
+  for (let at = bytes.indexOf(CLOSE_BRACE); at !== -1; at = bytes.indexOf(CLOSE_BRACE, at + 1)) count++;
   return count;
 };
 
 /**
- * The keys' list at the start of `bytes` (`[]`, or a key a line up to `\n]`, as the
- * serialiser writes it), parsed and checked, and the text after it; `undefined` when the
- * list is laid out otherwise or is not valid: the caller then reads the file the usual way,
- * which names what is wrong. Run in a worker thread for a long list (see `readKeysInWorker`).
+ * Where the keys' list ends (its `]`) in `bytes`, from the list's `[` to the file's end:
+ * before the file's closing brace, or before the comma and the file's last `"sync"` (a
+ * key holding that very text after the field leaves the file to be read the usual way);
+ * -1 when neither, spacing aside.
+ */
+const listEndIn = (bytes: Buffer): number => {
+  const fileEnd = lastUnspacedBefore(bytes, bytes.byteLength);
+  if (bytes[fileEnd] !== CLOSE_BRACE) return -1;
+  const last = lastUnspacedBefore(bytes, fileEnd);
+  if (bytes[last] === CLOSE_BRACKET) return last;
+  const comma = lastUnspacedBefore(bytes, bytes.lastIndexOf(SYNC_FIELD));
+  const end = lastUnspacedBefore(bytes, comma);
+  return comma > 0 && bytes[comma] === COMMA && bytes[end] === CLOSE_BRACKET ? end : -1;
+};
+
+/**
+ * The keys' list at the start of `bytes` (from its `[` to the file's end), parsed and
+ * checked, and the text after it; `undefined` when the list is laid out otherwise or is
+ * not valid: the caller then reads the file the usual way, which names what is wrong. Run
+ * in a worker thread for a long list (see `readKeysInWorker`). Any spacing will do; where
+ * the key lines lie is said only of a list laid out as the serialiser writes it, a key a
+ * line (`[`, a line break, `{` … `}`, a line break, `]`), for a whole write to copy.
  *
  * The list is parsed a piece at a time (`parseListPieces`) and each piece's keys go into
  * the queue at once: parsed whole, 100,000 keys were 700,000 objects and strings alive
@@ -37,22 +56,20 @@ const lineBreaksIn = (bytes: Buffer): number => {
  */
 export const readKeysPart = (bytes: Uint8Array): KeysPart | undefined => {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  // A bracket followed by a line break is outside every string: JSON strings hold no raw line break.
-  const empty = buffer[0] === 0x5b && buffer[1] === 0x5d;
-  const lastLine = empty ? -1 : buffer.lastIndexOf(LAST_LINE_END);
-  if (buffer[0] !== 0x5b || (!empty && lastLine < 1)) return undefined;
-  const end = empty ? 2 : lastLine + LAST_LINE_END.length;
-  const items = buffer.subarray(1, end - 1);
-  const keys = new IdempotencyKeys([], lineBreaksIn(items));
+  const end = listEndIn(buffer);
+  if (buffer[0] !== OPEN_BRACKET || end < 1) return undefined;
+  const items = buffer.subarray(1, end);
+  const keys = new IdempotencyKeys([], closingBracesIn(items));
   const take = (piece: unknown[]): boolean => {
     if (keysProblem(2, piece)) return false;
     for (const key of piece as IdempotencyKeyInFile[]) keys.add(keyFromFile(key));
     return true;
   };
   if (parseListPieces(items, true, false, take) === undefined) return undefined;
+  const aKeyALine = buffer[1] === NEWLINE && buffer[2] === OPEN_BRACE && buffer[end - 1] === NEWLINE && buffer[end - 2] === CLOSE_BRACE;
   return {
     snapshot: keys.snapshot(),
-    rest: buffer.toString('utf8', end),
-    lines: keys.size === 0 || buffer[1] !== 0x0a ? undefined : { start: 1, length: lastLine - 1 },
+    rest: buffer.toString('utf8', end + 1),
+    lines: keys.size > 0 && aKeyALine ? { start: 1, length: end - 2 } : undefined,
   };
 };

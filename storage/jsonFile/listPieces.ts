@@ -1,6 +1,6 @@
 /**
- * @module Parses a list laid out an item a line, as the serialiser writes a data file's
- * animals and keys, a small piece at a time.
+ * @module Parses a list of objects, as a data file's animals and keys are, a small piece at
+ * a time, however the list is spaced.
  */
 
 /**
@@ -10,8 +10,19 @@
  */
 const PIECE_BYTES = 64 * 1024;
 
-/** What separates two items' lines: outside every string, since JSON strings hold no raw line break. */
-const LINE_BREAK_AFTER_COMMA = Buffer.from(',\n');
+/**
+ * Where a piece may end: an object's closing brace and a comma, as every common layout
+ * writes them between two items (the serialiser's `},\n{`, `JSON.stringify`'s `},{`, an
+ * indented `},\n  {`).
+ */
+const ITEM_END = Buffer.from('},');
+
+/**
+ * How many ends a piece tries, from the last one back, before the list counts as laid out
+ * otherwise: an end found inside an item (a name holding `},`) fails to parse, so the one
+ * before it is tried.
+ */
+const ENDS_TRIED = 8;
 
 /** The values of a list's items (`text` between its brackets), or `undefined` when they are not a list's items. */
 const itemsOf = (text: string): unknown[] | undefined => {
@@ -26,24 +37,34 @@ const itemsOf = (text: string): unknown[] | undefined => {
 /**
  * Parses `bytes`, the items of a list or a stretch of them from its start on (`last`: up to
  * its end), a piece of at most PIECE_BYTES at a time, handing each piece's values to `use`.
- * A piece ends before a comma followed by a line break, so it parses as the items of a list
- * exactly when that comma is the list's own (a comma inside an item leaves brackets open in
- * the piece); every piece but the last of the list holds an item (`held`: items came before
- * `bytes`), so the pieces together are the list. Returns where the next stretch starts in
- * `bytes` (after the last comma it cut at; their length when `last`), or `undefined` for a
- * list laid out otherwise (a line longer than a piece: not the serialiser's), not valid, or
- * whose items `use` refused (answering false).
+ * A piece ends at an item's end (`},`), and parses as the items of a list exactly when that
+ * comma is the list's own: one inside a string leaves the string open in the piece, one
+ * inside an item leaves its brackets open. Every piece but the last of the list holds an
+ * item (`held`: items came before `bytes`), so the pieces together are the list. Returns
+ * where the next stretch starts in `bytes` (after the last comma it cut at; their length
+ * when `last`), or `undefined` for a list laid out otherwise (no item's end within a
+ * piece), not valid, or whose items `use` refused (answering false).
  */
 export const parseListPieces = (bytes: Buffer, last: boolean, held: boolean, use: (items: unknown[]) => boolean): number | undefined => {
   let start = 0;
   while (start < bytes.byteLength) {
     const limit = Math.min(start + PIECE_BYTES, bytes.byteLength);
-    const comma = last && limit === bytes.byteLength ? limit : bytes.lastIndexOf(LINE_BREAK_AFTER_COMMA, limit - 2);
-    if (comma < start) {
-      if (limit < bytes.byteLength) return undefined;
-      break;
+    let comma = limit;
+    let items: unknown[] | undefined;
+    if (last && limit === bytes.byteLength) items = itemsOf(bytes.toString('utf8', start, comma));
+    else {
+      comma = bytes.lastIndexOf(ITEM_END, limit - 2) + 1;
+      if (comma <= start) {
+        if (limit < bytes.byteLength) return undefined;
+        break;
+      }
+      for (let tried = 1; ; tried++) {
+        items = itemsOf(bytes.toString('utf8', start, comma));
+        const earlier = bytes.lastIndexOf(ITEM_END, comma - 2) + 1;
+        if (items !== undefined || tried === ENDS_TRIED || earlier <= start) break;
+        comma = earlier;
+      }
     }
-    const items = itemsOf(bytes.toString('utf8', start, comma));
     if (items === undefined || (items.length === 0 && (comma < bytes.byteLength || held)) || !use(items)) return undefined;
     held ||= items.length > 0;
     start = comma + 1;

@@ -1,15 +1,15 @@
 /**
- * @module Reads a large data file laid out as the serialiser writes it a range at a time:
- * its animals in this thread, its keys in a worker thread, never its whole text in memory.
+ * @module Reads a large data file a range at a time, however it is spaced: its animals in
+ * this thread, its keys in a worker thread, never its whole text in memory.
  */
 import type { FileReading } from '../durableFile/index.js';
 import { IdempotencyKeys } from '../IdempotencyKeys.js';
 import { checkPetFile } from './checkPetFile.js';
+import { spacedPattern } from './jsonBytes.js';
 import { type KeysPart, readKeysPart } from './keysPart.js';
 import { parseListPieces } from './listPieces.js';
 import { type PetFileContent, toPetFileContent } from './PetFileContent.js';
 import type { PetFileData } from './PetFileData.js';
-import { PETS_TO_KEYS } from './PetFileSerializer.js';
 import { readKeysInWorker } from './readKeysInWorker.js';
 
 /** How many bytes a read takes. */
@@ -18,11 +18,27 @@ const CHUNK_BYTES = 1024 * 1024;
 /** Below this many bytes of keys (about 4,000 keys), a worker's start costs more than it saves. */
 const WORKER_FROM = 1_000_000;
 
-/** The opening the serialiser writes: the format, the next id (as JSON writes a number), then the animals' list. */
-const HEADER = /^\{"format":2,"nextId":(0|[1-9]\d*),"pets":\[/;
+/** How many bytes of the file's start hold its opening, however spaced; a file spaced more widely is read the usual way. */
+const HEADER_BYTES = 256;
 
-/** Where the animals' list ends and the keys' list begins, as the serialiser writes them. */
-const PETS_TO_KEYS_BYTES = Buffer.from(PETS_TO_KEYS);
+/**
+ * The opening, in the order the serialiser writes it and with any JSON spacing (and a
+ * UTF-8 byte-order mark, read as Latin-1): the format, the next id (as JSON writes a
+ * whole number), then the animals' list.
+ */
+const HEADER = new RegExp(
+  `^(?:\u00ef\u00bb\u00bf)?${spacedPattern('', '\\{', '"format"', ':', '2', ',', '"nextId"', ':', '(0|[1-9]\\d*)', ',', '"pets"', ':', '\\[')}`,
+);
+
+/** The keys' field, sought from the file's end: it parts the animals' list from the keys'. */
+const KEYS_FIELD = Buffer.from('"idempotencyKeys"');
+
+/** How far a list's bracket may lie from the keys' field, spacing included. */
+const SPACING_BYTES = 64;
+
+/** The end of the animals' list before the keys' field (its `]`, then a comma), and the keys' list after it (a colon, then its `[`). */
+const BEFORE_KEYS = new RegExp(`${spacedPattern('\\]', ',', '')}$`);
+const AFTER_KEYS = new RegExp(`^${spacedPattern('', ':', '\\[')}`);
 
 /** A data file's content, and where its keys' lines lie in it (bytes from the line break after the list's `[`). */
 export interface ReadContent {
@@ -42,6 +58,23 @@ const findLast = async (file: FileReading, needle: Buffer, chunk: Buffer): Promi
     // Overlapping, so a needle across two chunks is found.
     end = start + needle.byteLength - 1;
   }
+};
+
+/**
+ * Where the animals' list ends (its `]`) and the keys' list starts (its `[`): around the
+ * file's last `"idempotencyKeys"`, when that is the field between them (only a key or a
+ * sync part holding that very text would put another after it: such a file is read the
+ * usual way); `undefined` when not.
+ */
+const findKeysList = async (file: FileReading, chunk: Buffer): Promise<{ petsEnd: number; keysStart: number } | undefined> => {
+  const field = await findLast(file, KEYS_FIELD, chunk);
+  if (field === -1) return undefined;
+  const from = Math.max(0, field - SPACING_BYTES);
+  const bytes = await file.bytes(from, field + KEYS_FIELD.byteLength + SPACING_BYTES - from, chunk);
+  const before = BEFORE_KEYS.exec(bytes.toString('latin1', 0, field - from));
+  const after = AFTER_KEYS.exec(bytes.toString('latin1', field - from + KEYS_FIELD.byteLength));
+  if (!before || !after) return undefined;
+  return { petsEnd: field - before[0].length, keysStart: field + KEYS_FIELD.byteLength + after[0].length - 1 };
 };
 
 /**
@@ -72,9 +105,10 @@ const readPets = async (file: FileReading, from: number, end: number, chunk: Buf
 };
 
 /**
- * The content of a data file laid out as the serialiser writes it, and where its keys'
- * lines lie; `undefined` for any other layout and any file with a problem, which the caller
- * then reads whole, naming the problem. The keys' part is read into its own buffer and
+ * The content of a data file with its fields in the serialiser's order, however spaced (as
+ * the server writes it, or as `JSON.stringify` does, compact or indented), and where its
+ * keys' lines lie when laid out as the serialiser writes them; `undefined` for any other
+ * layout and any file with a problem, which the caller then reads whole, naming the problem. The keys' part is read into its own buffer and
  * parsed in a worker thread (in this one when short), while this thread parses the
  * animals a piece at a time through one buffer. At a million animals, reading the text
  * whole made a string of over 100 MB twice (the read's pieces, then one flat string), a
@@ -83,12 +117,12 @@ const readPets = async (file: FileReading, from: number, end: number, chunk: Buf
  */
 export const streamPetFile = async (file: FileReading): Promise<ReadContent | undefined> => {
   const chunk = Buffer.allocUnsafeSlow(CHUNK_BYTES);
-  const header = HEADER.exec((await file.bytes(0, 64, chunk)).toString('latin1'));
+  const header = HEADER.exec((await file.bytes(0, HEADER_BYTES, chunk)).toString('latin1'));
   if (!header) return undefined;
-  const petsEnd = await findLast(file, PETS_TO_KEYS_BYTES, chunk);
-  if (petsEnd < header[0].length) return undefined;
-  // The keys' list starts at its `[`; its part is read on the threadpool while this thread parses the animals.
-  const keysStart = petsEnd + PETS_TO_KEYS_BYTES.byteLength - 1;
+  const lists = await findKeysList(file, chunk);
+  if (!lists || lists.petsEnd < header[0].length) return undefined;
+  // The keys' part is read on the threadpool while this thread parses the animals.
+  const { petsEnd, keysStart } = lists;
   const keysLength = file.size - keysStart;
   const bytes = file
     .bytes(keysStart, keysLength, Buffer.allocUnsafeSlow(keysLength))
@@ -113,13 +147,20 @@ export const streamPetFile = async (file: FileReading): Promise<ReadContent | un
   };
 };
 
+/** The file's end after the keys' list: its closing brace, spaced or not. */
+const FILE_END = new RegExp(`^${spacedPattern('', '\\}', '')}$`);
+
+/** The comma before a part after the keys' list. */
+const PART_AFTER_KEYS = new RegExp(`^${spacedPattern('', ',')}`);
+
 /** What follows the keys' list: nothing but the file's end, or its sync part; `undefined` when anything else. */
 const syncOf = (rest: string): Pick<PetFileData, 'sync'> | undefined => {
-  if (rest === '}\n' || rest === '}') return {};
-  if (!rest.startsWith(',')) return undefined;
+  if (FILE_END.test(rest)) return {};
+  const comma = PART_AFTER_KEYS.exec(rest);
+  if (!comma) return undefined;
   let tail: unknown;
   try {
-    tail = JSON.parse(`{${rest.slice(1)}`);
+    tail = JSON.parse(`{${rest.slice(comma[0].length)}`);
   } catch {
     return undefined;
   }

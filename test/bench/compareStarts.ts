@@ -6,7 +6,10 @@
  * had used by then (the steadier figure when other programs share the cores).
  *
  *   npx tsx test/bench/compareStarts.ts --source before=/tmp/before --source after=. \
- *     [--animals 1000000] [--keys 100000] [--rounds 3]
+ *     [--animals 1000000] [--keys 100000] [--rounds 3] [--spacing server|compact|indented]
+ *
+ * `--spacing` lays the file out as the server writes it (the default), or as
+ * `JSON.stringify` writes the same document: on one line, or indented.
  *
  * A checkout needs a build (`npm run build`) and its dependencies (`node_modules` linked to
  * this one's will do).
@@ -17,7 +20,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { killLeftoverProcessesOnExit, spawnNode } from '../support/nodeProcess.js';
 import { waitForListening } from '../support/startCli.js';
-import { seedWriteCostFile } from './seedWriteCostFile.js';
+import { type SeedSpacing, seedWriteCostFile } from './seedWriteCostFile.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -25,6 +28,7 @@ const { values: args } = parseArgs({
     animals: { type: 'string', default: '1000000' },
     keys: { type: 'string', default: '100000' },
     rounds: { type: 'string', default: '3' },
+    spacing: { type: 'string', default: 'server' },
   },
 });
 const KEY = 'write-cost-bench-key-0123456789';
@@ -56,9 +60,11 @@ killLeftoverProcessesOnExit();
 const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'animal-store-compare-starts-'));
 try {
   const file = path.join(folder, 'animals.json');
-  seedWriteCostFile(file, Number(args.animals), Number(args.keys));
+  const spacings: readonly string[] = ['server', 'compact', 'indented'] satisfies SeedSpacing[];
+  if (!spacings.includes(args.spacing)) throw new Error(`--spacing must be one of ${spacings.join(', ')}, not ${args.spacing}.`);
+  seedWriteCostFile(file, Number(args.animals), Number(args.keys), args.spacing as SeedSpacing);
   console.log(
-    `${Number(args.animals).toLocaleString('en')} animals, ${Number(args.keys).toLocaleString('en')} keys, ${(fs.statSync(file).size / 1e6).toFixed(1)} MB`,
+    `${Number(args.animals).toLocaleString('en')} animals, ${Number(args.keys).toLocaleString('en')} keys, ${(fs.statSync(file).size / 1e6).toFixed(1)} MB, spaced as ${args.spacing}`,
   );
   console.log('| round | source | listening | serves | server CPU by then |');
   console.log('| ---: | --- | ---: | ---: | ---: |');

@@ -103,7 +103,12 @@ describe('Reading a large data file a range at a time, its keys in a worker thre
     bad.idempotencyKeys[17] = { ...bad.idempotencyKeys[17]!, petId: 0 };
     expect(await readKeysInWorker(Promise.resolve(keysPartOf(textOf(bad))))).toBeUndefined();
     expect(await readKeysInWorker(Promise.resolve(Buffer.from('[{"scope":')))).toBeUndefined();
-    expect(await readKeysInWorker(Promise.resolve(Buffer.from(`${JSON.stringify(idempotencyKeys.map(keyToFile))}}\n`)))).toBeUndefined();
+    const compact = `${JSON.stringify(idempotencyKeys.map(keyToFile))}}`;
+    expect(await readKeysInWorker(Promise.resolve(Buffer.from(`${compact.slice(0, -1)},"extra":1}`)))).toBeUndefined();
+    // Spaced otherwise, the same queue; no key lines to copy, as the list is not a key a line.
+    const spacedOtherwise = await readKeysInWorker(Promise.resolve(Buffer.from(compact)));
+    expect([...IdempotencyKeys.fromSnapshot(spacedOtherwise!.snapshot).values()]).toEqual(idempotencyKeys);
+    expect(spacedOtherwise!.lines).toBeUndefined();
     // Bytes that could not be read (short, or an error): nothing, and never a rejection.
     expect(await readKeysInWorker(Promise.resolve(undefined))).toBeUndefined();
     expect(await readKeysInWorker(Promise.reject(new Error('EIO: i/o error, read')))).toBeUndefined();
@@ -172,22 +177,72 @@ describe('Reading a large data file a range at a time, its keys in a worker thre
     }
   });
 
-  it('Should read a large file laid out otherwise (edited by hand) the usual way, to the same content', async () => {
+  const sync = { leases: [{ scope: SCOPE, first: 1_000_001, last: 1_001_000 }] } as PetFileData['sync'];
+  it.each([
+    ['keys', () => dataWith(2_000, 5_000)],
+    ['keys and a sync part', () => dataWith(2_000, 5_000, sync)],
+    ['no keys', () => dataWith(16_000, 0)],
+  ])(
+    'Should read a large file with %s spaced otherwise (by JSON.stringify, by hand) a range at a time, to the same content',
+    async (_, make) => {
+      const data = make();
+      const inFile = { ...data, idempotencyKeys: data.idempotencyKeys.map(keyToFile) };
+      const layouts = {
+        compact: JSON.stringify(inFile),
+        indented: `${JSON.stringify(inFile, null, 2)}\n`,
+        tabs: JSON.stringify(inFile, null, '\t'),
+        crlf: JSON.stringify(inFile, null, 1).replaceAll('\n', '\r\n'),
+        byteOrderMark: `\uFEFF${JSON.stringify(inFile)}`,
+        animalOverTwoLines: textOf(data).replace('{"id":1500,"name":"Animal 1500",', '{"id":1500,\n"name":"Animal 1500",'),
+      };
+      for (const [layout, text] of Object.entries(layouts)) {
+        expect(text, layout).not.toBe(textOf(data));
+        expect(Buffer.byteLength(text)).toBeGreaterThan(1024 * 1024);
+        const streamed = await streamPetFile(readingOf(text));
+        expect(streamed, layout).toBeDefined();
+        expect(plain(streamed!.content)).toEqual(plain({ ...data, idempotencyKeys: streamed!.content.idempotencyKeys }));
+        expect([...streamed!.content.idempotencyKeys.values()]).toEqual(data.idempotencyKeys);
+        // Lines of keys are found only where the list is laid out a key a line, as the serialiser writes it.
+        expect(streamed!.keyLines, layout).toEqual(
+          layout === 'animalOverTwoLines' && data.idempotencyKeys.length > 0 ? keyLinesOf(text) : undefined,
+        );
+      }
+    },
+  );
+
+  it('Should read names and keys holding the texts a file is cut at as they are', async () => {
+    const data = dataWith(16_000, 5_000);
+    // Every 100th name holds an item's end; the last key's text is the keys' field, and a name the sync field.
+    for (let at = 0; at < data.pets.length; at += 100)
+      data.pets[at] = { ...data.pets[at]!, name: `Rex},{"id":${at}},],"idempotencyKeys":[` };
+    data.pets[9]!.name = '"sync":{}';
+    const lastKey = data.idempotencyKeys.length - 1;
+    const withFieldKey = structuredClone(data);
+    withFieldKey.idempotencyKeys[lastKey] = { ...withFieldKey.idempotencyKeys[lastKey]!, key: 'idempotencyKeys' };
+    for (const text of [textOf(data), JSON.stringify({ ...data, idempotencyKeys: data.idempotencyKeys.map(keyToFile) })]) {
+      const streamed = await streamPetFile(readingOf(text));
+      expect(streamed).toBeDefined();
+      expect(streamed!.content.pets).toEqual(data.pets);
+      expect([...streamed!.content.idempotencyKeys.values()]).toEqual(data.idempotencyKeys);
+    }
+    // A key whose text is the keys' field itself, after it: read the usual way, to the same content.
+    const { content } = await readPetFileContent(readingOf(textOf(withFieldKey)), 'animals.json');
+    expect([...content.idempotencyKeys.values()]).toEqual(withFieldKey.idempotencyKeys);
+  });
+
+  it('Should read a large file laid out otherwise (fields in another order) the usual way, to the same content', async () => {
     const data = dataWith(2_000, 5_000);
     const keys = data.idempotencyKeys.map(keyToFile);
-    // Keys before the animals; the whole on one line; an animal over two lines, cut after a comma; the keys' list on one line.
-    const reordered = JSON.stringify({ format: 2, nextId: data.nextId, idempotencyKeys: keys, pets: data.pets });
-    const oneLine = JSON.stringify({ ...data, idempotencyKeys: keys });
-    const animalOverTwoLines = textOf(data).replace('{"id":1500,"name":"Animal 1500",', '{"id":1500,\n"name":"Animal 1500",');
-    const keysOnOneLine = textOf(data).replace(/"idempotencyKeys":\[\n[\s\S]*\n\]\}\n$/, `"idempotencyKeys":${JSON.stringify(keys)}}\n`);
-    for (const text of [reordered, oneLine, animalOverTwoLines, keysOnOneLine]) {
-      expect(text).not.toBe(textOf(data));
+    // Keys before the animals; the next id first.
+    const keysFirst = JSON.stringify({ format: 2, nextId: data.nextId, idempotencyKeys: keys, pets: data.pets });
+    const nextIdFirst = JSON.stringify({ nextId: data.nextId, format: 2, pets: data.pets, idempotencyKeys: keys });
+    for (const text of [keysFirst, nextIdFirst]) {
       expect(Buffer.byteLength(text)).toBeGreaterThan(1024 * 1024);
+      expect(await streamPetFile(readingOf(text))).toBeUndefined();
       const { content, keyLines } = await readPetFileContent(readingOf(text), 'animals.json');
       expect(content.pets).toEqual(data.pets);
       expect([...content.idempotencyKeys.values()]).toEqual(data.idempotencyKeys);
-      // Lines of keys are found only where the list is laid out a key a line.
-      expect(keyLines).toEqual(text === animalOverTwoLines ? keyLinesOf(text) : undefined);
+      expect(keyLines).toBeUndefined();
     }
   });
 });
