@@ -1,23 +1,31 @@
 /**
- * @module The command `npm start` runs, compiled as the package publishes it. tsc compiles
+ * @module The command `npm start` runs, built as the package publishes it. tsc compiles
  * core/, adapters/ and storage/ with the build's own config (tsconfig.build.json, whose
- * JavaScript is what `npx animal-store` runs from dist/), without the type check and the
- * declarations, which change nothing it emits: about two seconds, once per version of the
- * sources. The compiled copies live in node_modules/.cache/animal-store/start/, one folder
- * per version of the sources, written under a temporary name and renamed into place, so
- * that starts at the same moment (and `npm pack`'s build of dist/) never read a half-written
- * file.
+ * JavaScript is what dist/ holds), without the type check and the declarations, which change
+ * nothing it emits, and the bin is bundled from that as `npx animal-store` runs it from
+ * dist/bin/ (scripts/bundleBin.mjs): a few seconds, once per version of the sources. The
+ * built copies live in node_modules/.cache/animal-store/start/, one folder per version of
+ * the sources, written under a temporary name and renamed into place, so that starts at the
+ * same moment (and `npm pack`'s build of dist/) never read a half-written file.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleBin } from './bundleBin.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cache = join(root, 'node_modules', '.cache', 'animal-store', 'start');
 /** What the build reads besides the sources: a change to any of them is a new version. */
-const INPUTS = ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'node_modules/typescript/package.json'];
+const INPUTS = [
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'package.json',
+  'node_modules/typescript/package.json',
+  'node_modules/esbuild/package.json',
+  'scripts/bundleBin.mjs',
+];
 /** Compiled versions kept beside the newest (a server started from one may still be running). */
 const KEPT_VERSIONS = 3;
 
@@ -40,8 +48,8 @@ const versionOfSources = () => {
   return hash.digest('hex').slice(0, 16);
 };
 
-/** Compiles the sources into `folder`; throws with what went wrong when they do not compile (tsc has said why on stderr). */
-const compileInto = (folder) => {
+/** Compiles the sources into `folder` and bundles the bin there; throws with what went wrong when they do not compile (tsc has said why on stderr). */
+const compileInto = async (folder) => {
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   const args = [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', folder, '--noCheck', '--declaration', 'false'];
   const { status, error } = spawnSync(process.execPath, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
@@ -51,6 +59,12 @@ const compileInto = (folder) => {
   }
   // Beside the compiled command as beside dist/: its version, and the module type.
   copyFileSync(join(root, 'package.json'), join(folder, 'package.json'));
+  try {
+    await bundleBin(folder);
+  } catch (error) {
+    rmSync(folder, { recursive: true, force: true });
+    throw new Error(`npm start could not bundle the bin (${error.message})`);
+  }
 };
 
 /** A compile left unfinished this long ago was cut off (its process killed). */
@@ -65,18 +79,18 @@ const forgetOldVersions = () => {
 };
 
 /**
- * The folder of the compiled command for the sources as they are now, compiled first when
- * it is not there yet.
+ * The bin for the sources as they are now, compiled and bundled first when it is not there yet.
  *
- * @returns The folder, which holds `adapters/cli.js` as dist/ does.
+ * @returns The bin's path (`bin/animal-store.js` in the version's folder, as in dist/).
  */
-export const compiledForStart = () => {
+export const compiledForStart = async () => {
   const version = join(cache, versionOfSources());
-  if (existsSync(join(version, 'adapters', 'cli.js'))) return version;
+  const bin = join(version, 'bin', 'animal-store.js');
+  if (existsSync(bin)) return bin;
   mkdirSync(cache, { recursive: true });
   process.stderr.write('animal-store: compiling the sources for npm start (once per change, a few seconds)\n');
   const building = `${version}.${process.pid}.tmp`;
-  compileInto(building);
+  await compileInto(building);
   try {
     renameSync(building, version);
   } catch {
@@ -84,5 +98,5 @@ export const compiledForStart = () => {
     rmSync(building, { recursive: true, force: true });
   }
   forgetOldVersions();
-  return version;
+  return bin;
 };

@@ -5,15 +5,14 @@
  * esbuild wraps every named function to keep its name, which costs the server measurably
  * (docs/performance.md).
  */
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { compiledForStart } from './compiledForStart.mjs';
 
-let compiled;
+let bin;
 try {
-  compiled = compiledForStart();
+  bin = await compiledForStart();
 } catch (error) {
   process.stderr.write(`animal-store: ${error.message}\n`);
   process.exit(1);
 }
-await import(pathToFileURL(join(compiled, 'adapters', 'cli.js')).href);
+await import(pathToFileURL(bin).href);

@@ -3,13 +3,13 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The folder of the built browser files: beside the compiled CLI in an installed package
- * (dist/adapters/cli/ → dist/browser/), or the repository's dist/browser/ when the CLI runs
- * from its TypeScript sources. Throws, saying how to build them, when neither exists.
+ * The folder of the built browser files, dist/browser/: beside the bundled bin (dist/bin/),
+ * beside the compiled CLI (dist/adapters/cli/), or the repository's when the CLI runs from its
+ * TypeScript sources (adapters/cli/). Throws, saying how to build them, when none exists.
  */
 export const findBrowserFiles = (): string => {
-  const candidates = [new URL('../../browser/', import.meta.url), new URL('../../dist/browser/', import.meta.url)].map((url) =>
-    fileURLToPath(url),
+  const candidates = ['../browser/', '../../browser/', '../../dist/browser/'].map((relative) =>
+    fileURLToPath(new URL(relative, import.meta.url)),
   );
   const found = candidates.find((folder) => existsSync(`${folder}animal-store-worker.js`));
   if (found === undefined) {

@@ -56,6 +56,12 @@ const startOnce = async (bin: string, file: string) => {
   return { listening, serves, cpu };
 };
 
+/** The bin a checkout's package.json names, as `npx animal-store` runs it there. */
+const binOf = (checkout: string): string => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(checkout, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+  return path.resolve(checkout, manifest.bin['animal-store']!);
+};
+
 killLeftoverProcessesOnExit();
 const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'animal-store-compare-starts-'));
 try {
@@ -71,7 +77,7 @@ try {
   for (let round = 1; round <= Number(args.rounds); round++) {
     for (const source of args.source) {
       const [name, checkout] = source.includes('=') ? (source.split('=') as [string, string]) : [source, source];
-      const { listening, serves, cpu } = await startOnce(path.resolve(checkout, 'dist', 'adapters', 'cli.js'), file);
+      const { listening, serves, cpu } = await startOnce(binOf(checkout), file);
       console.log(`| ${round} | ${name} | ${listening.toFixed(2)} s | ${serves.toFixed(2)} s | ${cpu.toFixed(2)} s |`);
     }
   }

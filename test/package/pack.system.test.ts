@@ -89,7 +89,8 @@ beforeAll(async () => {
 
 describe('the packed tarball', () => {
   it('holds compiled JavaScript, types, docs, the examples, the architecture page and licence, with no TypeScript source or tests', () => {
-    expect(packedFiles).toContain('dist/adapters/cli.js');
+    expect(packedFiles).toContain('dist/bin/animal-store.js');
+    expect(packedFiles).toContain('dist/bin/keysWorker.js');
     expect(packedFiles).toContain('dist/adapters/index.d.ts');
     expect(packedFiles).toContain('dist/adapters/index.cjs');
     expect(packedFiles).toContain('dist/adapters/index.d.cts');

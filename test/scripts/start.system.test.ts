@@ -1,6 +1,6 @@
 /** @module `npm start` runs the JavaScript `npx animal-store` runs: the package's own build of the sources. */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/nodeProcess.js';
@@ -15,6 +15,9 @@ const javaScriptUnder = (folder: string): Map<string, string> =>
       .map((file) => [file, readFileSync(path.join(folder, file), 'utf8')]),
   );
 
+/** A bundle's text without the comments esbuild writes before each module, naming its path. */
+const withoutPathComments = (text: string): string => text.replace(/^\/\/ .*\.js\n/gm, '');
+
 describe('npm start', () => {
   it('Should run, byte for byte, the JavaScript the package build emits', () => {
     const manifest = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
@@ -24,13 +27,16 @@ describe('npm start', () => {
     expect(started.status, started.stderr).toBe(0);
     expect(started.stdout.trim()).toBe(manifest.version);
 
-    // Where npm start ran from: the compiled copy of the sources as they are.
+    // What npm start ran: the bin bundled from the compiled copy of the sources as they are.
     const where = spawnSync(
       process.execPath,
-      ['--input-type=module', '-e', "console.log((await import('./scripts/compiledForStart.mjs')).compiledForStart())"],
+      ['--input-type=module', '-e', "console.log(await (await import('./scripts/compiledForStart.mjs')).compiledForStart())"],
       { cwd: REPO_ROOT, encoding: 'utf8' },
     );
     expect(where.status, where.stderr).toBe(0);
+    const bin = where.stdout.trim();
+    expect(path.basename(bin)).toBe('animal-store.js');
+    const compiled = path.dirname(path.dirname(bin));
     // The package's build, type check included, as `npm run build` emits dist/ (declarations aside).
     const built = tempFolder();
     const tsc = spawnSync(
@@ -43,6 +49,22 @@ describe('npm start', () => {
     const published = javaScriptUnder(built);
     expect(published.size).toBeGreaterThan(100);
     expect(published.has(path.join('adapters', 'cli.js'))).toBe(true);
-    expect(javaScriptUnder(where.stdout.trim())).toEqual(published);
+    const modules = javaScriptUnder(compiled);
+    for (const file of modules.keys()) if (file.startsWith(`bin${path.sep}`)) modules.delete(file);
+    expect(modules).toEqual(published);
+
+    // And the bin bundled from that build as `npm run build` bundles dist/ (in the package, whose
+    // manifest says its modules are ES modules): the same code, esbuild's comments naming each module's path aside.
+    copyFileSync(path.join(REPO_ROOT, 'package.json'), path.join(built, 'package.json'));
+    const bundled = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', `await (await import('./scripts/bundleBin.mjs')).bundleBin(${JSON.stringify(built)})`],
+      { cwd: REPO_ROOT, encoding: 'utf8' },
+    );
+    expect(bundled.status, bundled.stderr).toBe(0);
+    const code = (folder: string) =>
+      new Map([...javaScriptUnder(path.join(folder, 'bin'))].map(([file, text]) => [file, withoutPathComments(text)]));
+    expect(code(compiled).size).toBe(2);
+    expect(code(compiled)).toEqual(code(built));
   });
 });

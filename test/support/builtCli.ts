@@ -1,5 +1,5 @@
 /**
- * @module Runs the built `animal-store` bin (`dist/adapters/cli.js`), as users run it, building
+ * @module Runs the built `animal-store` bin (`dist/bin/animal-store.js`, bundled), as users run it, building
  * it first when it is missing or older than the sources.
  */
 import { execFileSync } from 'node:child_process';
@@ -9,7 +9,7 @@ import { type NodeProcess, REPO_ROOT, spawnProcess, waitForOutput } from './node
 import type { CliOptions } from './startCli.js';
 
 /** The built bin. */
-export const BUILT_CLI = path.join(REPO_ROOT, 'dist/adapters/cli.js');
+export const BUILT_CLI = path.join(REPO_ROOT, 'dist/bin/animal-store.js');
 
 /** The newest modification time among the TypeScript sources the bin is built from. */
 const newestSource = (): number => {
@@ -26,7 +26,7 @@ const newestSource = (): number => {
 };
 
 /**
- * Builds the package (`npm run build`) unless `dist/adapters/cli.js` is newer than every
+ * Builds the package (`npm run build`) unless `dist/bin/animal-store.js` is newer than every
  * source; call it in a `beforeAll` with a long timeout (a build takes half a minute).
  */
 export const ensureBuilt = (): void => {
@@ -35,7 +35,7 @@ export const ensureBuilt = (): void => {
   execFileSync('npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: 'pipe' });
 };
 
-/** Runs `node dist/adapters/cli.js …args`, with the same clean environment as `runCli`; does not wait. */
+/** Runs `node dist/bin/animal-store.js …args`, with the same clean environment as `runCli`; does not wait. */
 export const runBuiltCli = (args: string[], { env = {}, cwd = REPO_ROOT }: CliOptions = {}): NodeProcess =>
   spawnProcess(process.execPath, [BUILT_CLI, ...args], {
     cwd,
