@@ -12,9 +12,10 @@
  * found from its own folder.
  *
  * `npm run build` bundles dist/ into dist/bin/ (`node scripts/bundleBin.mjs`); `npm start`
- * bundles its own compiled copy (see compiledForStart).
+ * bundles its own compiled copy (see compiledForStart), and the bench its own
+ * (test/bench/servers.ts).
  */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
@@ -49,6 +50,7 @@ export const bundleBin = async (compiled) => {
   return join(out, 'animal-store.js');
 };
 
+// `node scripts/bundleBin.mjs [FOLDER]`: bundles FOLDER (laid out as dist/; dist/ itself by default).
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  await bundleBin(fileURLToPath(new URL('../dist', import.meta.url)));
+  await bundleBin(process.argv[2] ? resolve(process.argv[2]) : fileURLToPath(new URL('../dist', import.meta.url)));
 }

@@ -220,7 +220,7 @@ const main = async () => {
   // Also when stopped by a signal: the exit handlers kill the servers and remove the folder.
   process.once('exit', () => rmSync(temporary, { recursive: true, force: true }));
   const ourSource = args['our-source'] === undefined ? undefined : resolve(args['our-source']);
-  // Our server as the package publishes it (`npx animal-store` runs the tsc build), and the
+  // Our server as the package publishes it (`npx animal-store` runs the tsc build bundled), and the
   // references compiled alike: tsx-run TypeScript is not what users run.
   const compiledDir =
     !args['from-source'] || profileDir || ourSource ? await compileServers(join(temporary, 'build'), ourSource) : undefined;
@@ -290,9 +290,9 @@ const main = async () => {
     settings: {
       ...settings,
       ourServer: ourSource
-        ? `node adapters/cli.js (tsc build of ${ourSource})`
+        ? `node bin/animal-store.js (tsc build of ${ourSource}, bundled)`
         : compiledDir
-          ? 'node adapters/cli.js (the tsc build, as published)'
+          ? 'node bin/animal-store.js (the tsc build bundled, as published)'
           : 'node --import tsx adapters/cli.ts',
     },
     ...(database ? { postgres: database.description } : {}),

@@ -162,7 +162,7 @@ const commandFor = async (contender: ContenderId, request: StartRequest): Promis
           : ['--data', await copy(data.petFile)];
     const profile = request.profileDir ? ['--cpu-prof', '--cpu-prof-dir', request.profileDir] : [];
     const entry = request.compiledDir
-      ? [join(request.compiledDir, 'adapters/cli.js')]
+      ? [join(request.compiledDir, 'bin/animal-store.js')]
       : [...TSX_IMPORT, join(REPO_ROOT, 'adapters/cli.ts')];
     return {
       args: [
@@ -218,8 +218,8 @@ const tsc = async (args: string[], cwd: string) => {
 
 /**
  * Compiles our server (from the repository, or from a copy of it holding a change to try)
- * with tsc into `directory`, as the package publishes it (`dist/`, which `npx animal-store`
- * runs), and the references (from the repository) beside it in `test/bench/`, so every
+ * with tsc into `directory` and bundles its bin, as the package publishes it (`dist/`, and
+ * `dist/bin/`, which `npx animal-store` runs), and the references (from the repository) beside it in `test/bench/`, so every
  * contender runs as plain JavaScript compiled alike. The folder is made resolvable:
  * `node_modules` linked to the repository's, `"type": "module"`. Profiles of tsx-run code
  * are useless besides: tsx minifies whitespace, so every function sits on line 1 and
@@ -252,6 +252,9 @@ export const compileServers = async (directory: string, sourceRoot: string = REP
   await tsc(['-p', referencesConfig], REPO_ROOT);
   await symlink(join(REPO_ROOT, 'node_modules'), join(directory, 'node_modules'), 'dir');
   await writeFile(join(directory, 'package.json'), '{"type":"module"}\n');
+  // Our bin bundled as `npm run build` bundles it: what `npx animal-store` runs.
+  const bundling = spawnProcess(process.execPath, [join(REPO_ROOT, 'scripts/bundleBin.mjs'), directory]);
+  if ((await bundling.exited).code !== 0) throw new Error(`bundling the bin failed:\n${tail(bundling)}`);
   return directory;
 };
 
