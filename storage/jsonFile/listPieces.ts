@@ -24,6 +24,14 @@ const ITEM_END = Buffer.from('},');
  */
 const ENDS_TRIED = 8;
 
+/** Where the comma of the last item end before `before` is in `bytes` (the end wholly before it), or -1. */
+const commaBefore = (bytes: Buffer, before: number): number => {
+  // Checked here: a negative offset would have Buffer's lastIndexOf count from the end.
+  if (before < 2) return -1;
+  const end = bytes.lastIndexOf(ITEM_END, before - 2);
+  return end === -1 ? -1 : end + 1;
+};
+
 /** The values of a list's items (`text` between its brackets), or `undefined` when they are not a list's items. */
 const itemsOf = (text: string): unknown[] | undefined => {
   try {
@@ -53,14 +61,14 @@ export const parseListPieces = (bytes: Buffer, last: boolean, held: boolean, use
     let items: unknown[] | undefined;
     if (last && limit === bytes.byteLength) items = itemsOf(bytes.toString('utf8', start, comma));
     else {
-      comma = bytes.lastIndexOf(ITEM_END, limit - 2) + 1;
+      comma = commaBefore(bytes, limit);
       if (comma <= start) {
         if (limit < bytes.byteLength) return undefined;
         break;
       }
       for (let tried = 1; ; tried++) {
         items = itemsOf(bytes.toString('utf8', start, comma));
-        const earlier = bytes.lastIndexOf(ITEM_END, comma - 2) + 1;
+        const earlier = commaBefore(bytes, comma);
         if (items !== undefined || tried === ENDS_TRIED || earlier <= start) break;
         comma = earlier;
       }
