@@ -7,13 +7,14 @@
  * Workers are classic scripts (IIFE): every browser with service workers runs those.
  */
 import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { browserKioskPage } from './browserKioskPage.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const out = join(root, 'dist', 'browser');
+// `tsx scripts/buildBrowserFiles.ts [FOLDER]`: into FOLDER (npm start's copy), dist/browser/ by default.
+const out = process.argv[2] ? resolve(process.argv[2]) : join(root, 'dist', 'browser');
 const kioskOut = join(out, 'kiosk');
 
 /** Bundles one entry for the browser, minified (what the tablet downloads and the 60 KiB budget counts). */

@@ -2,11 +2,12 @@
  * @module The command `npm start` runs, built as the package publishes it. tsc compiles
  * core/, adapters/ and storage/ with the build's own config (tsconfig.build.json, whose
  * JavaScript is what dist/ holds), without the type check and the declarations, which change
- * nothing it emits, and the bin is bundled from that as `npx animal-store` runs it from
- * dist/bin/ (scripts/bundleBin.mjs): a few seconds, once per version of the sources. The
- * built copies live in node_modules/.cache/animal-store/start/, one folder per version of
- * the sources, written under a temporary name and renamed into place, so that starts at the
- * same moment (and `npm pack`'s build of dist/) never read a half-written file.
+ * nothing it emits; the bin is bundled from that as `npx animal-store` runs it from dist/bin/
+ * (scripts/bundleBin.mjs), and the browser's files are built beside it as in dist/browser/:
+ * a few seconds, once per version of the sources. The built copies live in
+ * node_modules/.cache/animal-store/start/, one folder per version of the sources, written
+ * under a temporary name and renamed into place, so that starts at the same moment (and
+ * `npm pack`'s build of dist/) never read a half-written file.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -25,21 +26,29 @@ const INPUTS = [
   'node_modules/typescript/package.json',
   'node_modules/esbuild/package.json',
   'scripts/bundleBin.mjs',
+  'scripts/buildBrowserFiles.ts',
+  'scripts/browserKioskPage.ts',
 ];
+/** The kiosk web app's own files besides the TypeScript (`--browser-kiosk` serves them). */
+const BROWSER_FOLDERS = ['adapters/browser/kiosk/app', 'examples/kiosk'];
 /** Compiled versions kept beside the newest (a server started from one may still be running). */
 const KEPT_VERSIONS = 3;
 
-/** The TypeScript files under `folder`, relative to the root, in a stable order. */
-const sourcesUnder = (folder) =>
+/** The TypeScript files under `folder` (every file with `all`), relative to the root, in a stable order. */
+const sourcesUnder = (folder, all = false) =>
   readdirSync(join(root, folder), { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+    .filter((entry) => entry.isFile() && (all || entry.name.endsWith('.ts')))
     .map((entry) => join(entry.parentPath ?? entry.path, entry.name).slice(root.length))
     .sort();
 
 /** A digest of every file the build reads: the name of this version's compiled copy. */
 const versionOfSources = () => {
   const hash = createHash('sha256');
-  for (const file of [...INPUTS, ...['core', 'adapters', 'storage'].flatMap(sourcesUnder)]) {
+  const sources = [
+    ...['core', 'adapters', 'storage'].map((folder) => sourcesUnder(folder)),
+    ...BROWSER_FOLDERS.map((folder) => sourcesUnder(folder, true)),
+  ];
+  for (const file of [...INPUTS, ...sources.flat()]) {
     hash
       .update(`${file}\0`)
       .update(readFileSync(join(root, file)))
@@ -48,7 +57,7 @@ const versionOfSources = () => {
   return hash.digest('hex').slice(0, 16);
 };
 
-/** Compiles the sources into `folder` and bundles the bin there; throws with what went wrong when they do not compile (tsc has said why on stderr). */
+/** Compiles the sources into `folder`, bundles the bin and builds the browser's files there; throws with what went wrong when they do not compile (tsc has said why on stderr). */
 const compileInto = async (folder) => {
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   const args = [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', folder, '--noCheck', '--declaration', 'false'];
@@ -64,6 +73,15 @@ const compileInto = async (folder) => {
   } catch (error) {
     rmSync(folder, { recursive: true, force: true });
     throw new Error(`npm start could not bundle the bin (${error.message})`);
+  }
+  // The browser's files beside the bin, as dist/browser/ is beside dist/bin/ (`--browser-kiosk`, `init-worker`).
+  const browser = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'buildBrowserFiles.ts'), join(folder, 'browser')], {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (browser.error !== undefined || browser.status !== 0) {
+    rmSync(folder, { recursive: true, force: true });
+    throw new Error(`npm start could not build the browser files (${browser.error?.message ?? `exited with ${browser.status}`})`);
   }
 };
 

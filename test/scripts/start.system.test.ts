@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../support/nodeProcess.js';
+import { REPO_ROOT, spawnProcess, waitForOutput } from '../support/nodeProcess.js';
 import { tempFolder } from '../support/tempFolder.js';
 
 /** Every JavaScript file under `folder`, by its path there, with its text. */
@@ -19,7 +19,8 @@ const javaScriptUnder = (folder: string): Map<string, string> =>
 const withoutPathComments = (text: string): string => text.replace(/^\/\/ .*\.js\n/gm, '');
 
 describe('npm start', () => {
-  it('Should run, byte for byte, the JavaScript the package build emits', () => {
+  // The first start compiles, bundles and builds the browser's files; the test compiles and bundles again.
+  it('Should run, byte for byte, the JavaScript the package build emits', { timeout: 120_000 }, () => {
     const manifest = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
     // Node alone, no loader: scripts/start.mjs runs the compiled copy in its own process.
     expect(manifest.scripts.start).toBe('exec node scripts/start.mjs');
@@ -50,7 +51,8 @@ describe('npm start', () => {
     expect(published.size).toBeGreaterThan(100);
     expect(published.has(path.join('adapters', 'cli.js'))).toBe(true);
     const modules = javaScriptUnder(compiled);
-    for (const file of modules.keys()) if (file.startsWith(`bin${path.sep}`)) modules.delete(file);
+    // Beside them, as beside dist/: the bundled bin (compared below) and the browser's files.
+    for (const file of modules.keys()) if (/^(bin|browser)\//.test(file.split(path.sep).join('/'))) modules.delete(file);
     expect(modules).toEqual(published);
 
     // And the bin bundled from that build as `npm run build` bundles dist/ (in the package, whose
@@ -67,4 +69,30 @@ describe('npm start', () => {
     expect(code(compiled).size).toBe(2);
     expect(code(compiled)).toEqual(code(built));
   });
+
+  it('Should serve the kiosk web app with --browser-kiosk, its files built beside its bin', async () => {
+    const file = path.join(tempFolder(), 'animals.json');
+    // What `npm start -- serve … --browser-kiosk` runs, in this process's Node.
+    const started = spawnProcess(process.execPath, [
+      'scripts/start.mjs',
+      'serve',
+      file,
+      '--port',
+      '0',
+      '--api-key',
+      'start-kiosk-key-0123456789',
+      '--browser-kiosk',
+      '--quiet',
+    ]);
+    try {
+      const [, url] = await waitForOutput(started, /listening on (http:\/\/[^\s/]+)/, 60_000);
+      const page = await fetch(`${url}/kiosk/`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<html');
+      expect((await fetch(`${url}/kiosk/worker.js`)).status).toBe(200);
+    } finally {
+      started.child.kill('SIGTERM');
+      await started.exited;
+    }
+  }, 90_000);
 });
