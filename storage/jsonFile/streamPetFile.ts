@@ -79,7 +79,7 @@ const findKeysList = async (file: FileReading, chunk: Buffer): Promise<{ petsEnd
 
 /**
  * The animals' list between bytes `from` (after its `[`) and `end` (its `]`), read a chunk
- * at a time and parsed a piece of lines at a time (see `parseListPieces`); `undefined` for
+ * at a time and parsed a piece at a time (see `parseListPieces`); `undefined` for
  * any list laid out otherwise or not valid.
  */
 const readPets = async (file: FileReading, from: number, end: number, chunk: Buffer): Promise<unknown[] | undefined> => {
