@@ -44,8 +44,6 @@ const KEYS_LIST = '"idempotencyKeys":[';
 /** The list's opening up to its first line's line break: where a file read whole has its keys' lines (see `readPetFileContent`). */
 export const KEYS_OPENING = `${KEYS_LIST}\n`;
 
-/** What ends the animals' list and opens the keys' list: a large file is cut there (see `streamPetFile`). */
-export const PETS_TO_KEYS = `],${KEYS_LIST}`;
 
 /** How many tail pieces are kept apart before they are joined into one. */
 const MAX_TAIL_PIECES = 64;
@@ -118,7 +116,7 @@ export class PetFileSerializer {
     const petsLength = byteLengthOf(parts) - petsOffset;
     this.#serializedPets = running && fullChunks > 0 ? { chunks: fullChunks, offset: petsOffset, length: petsLength } : undefined;
     for (const { bytes } of this.#tailOf(pets, fullChunks * CHUNK_SIZE)) parts.push(bytes);
-    parts.push(Buffer.from(`${pets.length === 0 ? '' : '\n'}${PETS_TO_KEYS}`));
+    parts.push(Buffer.from(`${pets.length === 0 ? '' : '\n'}],${KEYS_LIST}`));
     const keys = running ? idempotencyKeys : new IdempotencyKeys(idempotencyKeys);
     const keyLines = running ? this.#keyLines : new KeyLines();
     // The sync part is small (a few leases and counters) and changes often: written whole, on its own line.
