@@ -44,7 +44,6 @@ const KEYS_LIST = '"idempotencyKeys":[';
 /** The list's opening up to its first line's line break: where a file read whole has its keys' lines (see `readPetFileContent`). */
 export const KEYS_OPENING = `${KEYS_LIST}\n`;
 
-
 /** How many tail pieces are kept apart before they are joined into one. */
 const MAX_TAIL_PIECES = 64;
 

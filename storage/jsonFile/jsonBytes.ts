@@ -5,6 +5,8 @@ export const CLOSE_BRACKET = 0x5d;
 export const OPEN_BRACE = 0x7b;
 export const CLOSE_BRACE = 0x7d;
 export const COMMA = 0x2c;
+/** The colon between a field's name and its value: JSON's name separator. */
+const NAME_SEPARATOR = 0x3a;
 export const NEWLINE = 0x0a;
 
 /** Whether `byte` is JSON's spacing: a space, a tab, a line feed or a carriage return. */
@@ -15,6 +17,35 @@ export const lastUnspacedBefore = (bytes: Uint8Array, at: number): number => {
   let before = at - 1;
   while (before >= 0 && isSpacing(bytes[before])) before--;
   return before;
+};
+
+/** The first byte of `bytes` from `at` on that is not spacing (their length when there is none). */
+const firstUnspacedFrom = (bytes: Uint8Array, at: number): number => {
+  let from = at;
+  while (from < bytes.length && isSpacing(bytes[from])) from++;
+  return from;
+};
+
+/**
+ * Where the list before the field name starting at `field` ends (its `]`), when only a comma
+ * and spacing part them, as a data file's lists end before the field after them; -1 when
+ * not (or when `field` is -1).
+ */
+export const listEndBefore = (bytes: Uint8Array, field: number): number => {
+  if (field < 0) return -1;
+  const comma = lastUnspacedBefore(bytes, field);
+  const end = lastUnspacedBefore(bytes, comma);
+  return bytes[comma] === COMMA && bytes[end] === CLOSE_BRACKET ? end : -1;
+};
+
+/**
+ * Where the list after the field name ending at `at` starts (its `[`), when only a colon and
+ * spacing part them; -1 when not.
+ */
+export const listStartAfter = (bytes: Uint8Array, at: number): number => {
+  const colon = firstUnspacedFrom(bytes, at);
+  const opening = firstUnspacedFrom(bytes, colon + 1);
+  return bytes[colon] === NAME_SEPARATOR && bytes[opening] === OPEN_BRACKET ? opening : -1;
 };
 
 /** A pattern's text for JSON's tokens `tokens` (each a pattern's text) with any spacing between them. */

@@ -1,7 +1,7 @@
 /** @module The keys' part of a data file: its keys' queue, and what follows the list. */
 import { IdempotencyKeys, type IdempotencyKeysSnapshot } from '../IdempotencyKeys.js';
 import { keysProblem } from './checkPetFile.js';
-import { CLOSE_BRACE, CLOSE_BRACKET, COMMA, lastUnspacedBefore, NEWLINE, OPEN_BRACE, OPEN_BRACKET } from './jsonBytes.js';
+import { CLOSE_BRACE, CLOSE_BRACKET, lastUnspacedBefore, listEndBefore, NEWLINE, OPEN_BRACE, OPEN_BRACKET } from './jsonBytes.js';
 import { parseListPieces } from './listPieces.js';
 import { type IdempotencyKeyInFile, keyFromFile } from './PetFileData.js';
 
@@ -36,9 +36,7 @@ const listEndIn = (bytes: Buffer): number => {
   if (bytes[fileEnd] !== CLOSE_BRACE) return -1;
   const last = lastUnspacedBefore(bytes, fileEnd);
   if (bytes[last] === CLOSE_BRACKET) return last;
-  const comma = lastUnspacedBefore(bytes, bytes.lastIndexOf(SYNC_FIELD));
-  const end = lastUnspacedBefore(bytes, comma);
-  return comma > 0 && bytes[comma] === COMMA && bytes[end] === CLOSE_BRACKET ? end : -1;
+  return listEndBefore(bytes, bytes.lastIndexOf(SYNC_FIELD));
 };
 
 /**

@@ -5,7 +5,7 @@
 import type { FileReading } from '../durableFile/index.js';
 import { IdempotencyKeys } from '../IdempotencyKeys.js';
 import { checkPetFile } from './checkPetFile.js';
-import { spacedPattern } from './jsonBytes.js';
+import { listEndBefore, listStartAfter, spacedPattern } from './jsonBytes.js';
 import { type KeysPart, readKeysPart } from './keysPart.js';
 import { parseListPieces } from './listPieces.js';
 import { type PetFileContent, toPetFileContent } from './PetFileContent.js';
@@ -35,10 +35,6 @@ const KEYS_FIELD = Buffer.from('"idempotencyKeys"');
 
 /** How far a list's bracket may lie from the keys' field, spacing included. */
 const SPACING_BYTES = 64;
-
-/** The end of the animals' list before the keys' field (its `]`, then a comma), and the keys' list after it (a colon, then its `[`). */
-const BEFORE_KEYS = new RegExp(`${spacedPattern('\\]', ',', '')}$`);
-const AFTER_KEYS = new RegExp(`^${spacedPattern('', ':', '\\[')}`);
 
 /** A data file's content, and where its keys' lines lie in it (bytes from the line break after the list's `[`). */
 export interface ReadContent {
@@ -70,11 +66,11 @@ const findKeysList = async (file: FileReading, chunk: Buffer): Promise<{ petsEnd
   const field = await findLast(file, KEYS_FIELD, chunk);
   if (field === -1) return undefined;
   const from = Math.max(0, field - SPACING_BYTES);
-  const bytes = await file.bytes(from, field + KEYS_FIELD.byteLength + SPACING_BYTES - from, chunk);
-  const before = BEFORE_KEYS.exec(bytes.toString('latin1', 0, field - from));
-  const after = AFTER_KEYS.exec(bytes.toString('latin1', field - from + KEYS_FIELD.byteLength));
-  if (!before || !after) return undefined;
-  return { petsEnd: field - before[0].length, keysStart: field + KEYS_FIELD.byteLength + after[0].length - 1 };
+  const at = field - from;
+  const bytes = await file.bytes(from, at + KEYS_FIELD.byteLength + SPACING_BYTES, chunk);
+  const petsEnd = listEndBefore(bytes, at);
+  const keysStart = listStartAfter(bytes, at + KEYS_FIELD.byteLength);
+  return petsEnd === -1 || keysStart === -1 ? undefined : { petsEnd: from + petsEnd, keysStart: from + keysStart };
 };
 
 /**
@@ -108,9 +104,10 @@ const readPets = async (file: FileReading, from: number, end: number, chunk: Buf
  * The content of a data file with its fields in the serialiser's order, however spaced (as
  * the server writes it, or as `JSON.stringify` does, compact or indented), and where its
  * keys' lines lie when laid out as the serialiser writes them; `undefined` for any other
- * layout and any file with a problem, which the caller then reads whole, naming the problem. The keys' part is read into its own buffer and
- * parsed in a worker thread (in this one when short), while this thread parses the
- * animals a piece at a time through one buffer. At a million animals, reading the text
+ * layout and any file with a problem, which the caller then reads whole, naming the
+ * problem. The keys' part is read into its own buffer and parsed in a worker thread (in
+ * this one when short), while this thread parses the animals a piece at a time through
+ * one buffer. At a million animals, reading the text
  * whole made a string of over 100 MB twice (the read's pieces, then one flat string), a
  * quarter of the pages a start touched; pages are slow to touch on some machines (13 µs
  * each on one we measured), so this cut a start by most of a second there.
