@@ -4,6 +4,9 @@ import type { DurableTextFile, FileReading } from './DurableTextFile.js';
 import type { FilePart } from './FilePart.js';
 import type { JournalSpot } from './Journal.js';
 
+/** A journal's changes, oldest first: a `JournalChanges`, or an array of them. */
+export type Changes = Iterable<string> & { readonly length: number };
+
 /** How the data is written down: text to data and back, and a change to a line and back. */
 export interface DataFormat<T, C> {
   /** The data in the file (read whole, or a range at a time); throws when it is not valid data. */
@@ -17,7 +20,7 @@ export interface DataFormat<T, C> {
    * what the data already holds: a crash between writing the file whole and emptying the
    * journal leaves changes the file has. Throws when a change is not valid.
    */
-  replay(data: T, changes: readonly string[]): void;
+  replay(data: T, changes: Changes): void;
 }
 
 /** The journal is never written into the file before it holds this many bytes… */
@@ -58,7 +61,12 @@ export class DurableDataFile<T, C> implements Adapter<T> {
   /** The data, the journal's changes applied; throws when the file is not valid data (lowdb then keeps what it had). */
   async read(): Promise<T | null> {
     const data = await this.#text.readWith(async (file) => this.#format.parse(file));
-    this.#format.replay(data, await this.#text.journal());
+    const changes = await this.#text.journal();
+    try {
+      this.#format.replay(data, changes);
+    } finally {
+      changes.free();
+    }
     return data;
   }
 

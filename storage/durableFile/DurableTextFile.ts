@@ -8,6 +8,7 @@ import type { FileSystem } from './FileSystem.js';
 import { type FileVersion, type Inode, inodeOf, type Ownership, ownershipOf, sameInode, sameVersion, versionOf } from './FileVersion.js';
 import { readAll, readUpTo } from './fileBytes.js';
 import { Journal, type JournalMark, type JournalSpot, journalPath } from './Journal.js';
+import type { JournalChanges } from './JournalChanges.js';
 import { lockDataFile } from './lockDataFile.js';
 import { probeDisk } from './probeDisk.js';
 import { replaceDurably } from './replaceDurably.js';
@@ -252,7 +253,7 @@ export class DurableTextFile {
   }
 
   /** The changes in the journal, oldest first: what the file's text does not hold yet. */
-  journal(): Promise<string[]> {
+  journal(): Promise<JournalChanges> {
     return this.#journal.read();
   }
 

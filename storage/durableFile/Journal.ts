@@ -1,5 +1,4 @@
 /** @module The journal beside a durable file: each change one checksummed line, appended durably; a torn last line is known and dropped. */
-import { hash } from 'node:crypto';
 import { type BigIntStats, constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
@@ -8,6 +7,7 @@ import type { FileSystem } from './FileSystem.js';
 import { type Inode, inodeOf, sameInode } from './FileVersion.js';
 import { readAll, readUpTo, writeAll } from './fileBytes.js';
 import { freeableBuffer, freeBuffer } from './freeableBuffer.js';
+import { CHANGE_OFFSET, checksumOf, JournalChanges, NO_CHANGES } from './JournalChanges.js';
 import { syncFolder } from './syncFolder.js';
 import { NEW_FILE_MODE, tempPath } from './tempFiles.js';
 
@@ -26,9 +26,6 @@ export interface JournalSpot {
   length: number;
 }
 
-/** The bytes before a change's text in its line: the checksum and a space. */
-const CHANGE_OFFSET = 17;
-
 /** Whether the system has O_DSYNC: each write to the journal is then durable on return. */
 const WRITES_ARE_DURABLE = constants.O_DSYNC !== undefined;
 
@@ -38,52 +35,31 @@ const OPEN_FLAGS = WRITES_ARE_DURABLE ? constants.O_RDWR | constants.O_DSYNC : c
 /** The journal's path: beside the file, named after it. */
 export const journalPath = (file: string): string => `${file}.journal`;
 
-/**
- * The first 16 hex digits of the text's SHA-256: enough to tell a whole line from a torn or
- * damaged one. Node's one-shot hash, which every append and every line read at a start
- * makes: no Hash object to build and collect each time.
- */
-const checksumOf = (text: string): string => hash('sha256', text, 'hex').slice(0, 16);
-
 /** One line: the checksum, a space, the change (text without a line break), a line break. */
 const lineOf = (change: string): string => `${checksumOf(change)} ${change}\n`;
 
-/** The changes of the whole lines that check, from the first on, and how many bytes they take; the rest is a torn tail. */
-export const parseJournal = (bytes: Buffer): { changes: string[]; validBytes: number } => {
-  const changes: string[] = [];
-  let at = 0;
-  for (let end = bytes.indexOf(10, at); end !== -1; end = bytes.indexOf(10, at)) {
-    const line = bytes.toString('utf8', at, end);
-    const change = line.slice(17);
-    if (line[16] !== ' ' || checksumOf(change) !== line.slice(0, 16)) break;
-    changes.push(change);
-    at = end + 1;
-  }
-  return { changes, validBytes: at };
-};
-
 /**
  * The whole lines among the first `length` bytes of an open journal (or as many as it
- * holds). A start's journal may hold tens of megabytes, needed only until its lines are
- * parsed (their texts are strings of their own), so they are read into a freeable buffer
- * and given back at once.
+ * holds), and how many bytes were read. Their bytes are in a freeable buffer, which the
+ * changes' reader frees once it has replayed them (see `JournalChanges.free`).
  */
-const readLines = async (handle: FileHandle, length: number): Promise<{ changes: string[]; validBytes: number; readBytes: number }> => {
+const readLines = async (handle: FileHandle, length: number): Promise<{ changes: JournalChanges; readBytes: number }> => {
   const into = freeableBuffer(length);
   try {
     const bytes = await readUpTo(handle, 0, length, into);
-    return { ...parseJournal(bytes), readBytes: bytes.byteLength };
-  } finally {
+    return { changes: new JournalChanges(bytes), readBytes: bytes.byteLength };
+  } catch (error) {
     freeBuffer(into);
+    throw error;
   }
 };
 
 /** Reads a journal without taking anything: its whole lines, or none when it is missing (for a copy of a file in use). */
-export const readJournal = async (fs: FileSystem, file: string): Promise<string[]> => {
+export const readJournal = async (fs: FileSystem, file: string): Promise<JournalChanges> => {
   try {
-    return parseJournal(await fs.readFile(journalPath(file))).changes;
+    return new JournalChanges(await fs.readFile(journalPath(file)));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return NO_CHANGES;
     throw error;
   }
 };
@@ -112,7 +88,7 @@ export class Journal {
   /** The journal the last `keepFrom` replaced, and the byte of it its first kept line started at (here it starts at 0). */
   #kept: { generation: number; from: number } | undefined;
   /** The changes `open` read, kept for the first `read` (a start's) unless the journal changed before it, so a start reads and checks the journal once. */
-  #openedChanges: string[] | undefined;
+  #openedChanges: JournalChanges | undefined;
 
   private constructor(fs: FileSystem, file: string, name: string) {
     this.#fs = fs;
@@ -134,7 +110,8 @@ export class Journal {
       throw error;
     }
     const handle = journal.#handle!;
-    const { changes, validBytes, readBytes } = await readLines(handle, size);
+    const { changes, readBytes } = await readLines(handle, size);
+    const { validBytes } = changes;
     if (validBytes < readBytes) {
       await handle.truncate(validBytes);
       await handle.datasync();
@@ -196,12 +173,18 @@ export class Journal {
     return true;
   }
 
-  /** The changes in the journal, oldest first. */
-  async read(): Promise<string[]> {
+  /** Lets go of the changes `open` read: the journal changed before a start read them, so `read` reads it again. */
+  #dropOpenedChanges(): void {
+    this.#openedChanges?.free();
+    this.#openedChanges = undefined;
+  }
+
+  /** The changes in the journal, oldest first; their reader frees them once replayed. */
+  async read(): Promise<JournalChanges> {
     const opened = this.#openedChanges;
     this.#openedChanges = undefined;
     if (opened) return opened;
-    if (!this.#handle) return [];
+    if (!this.#handle) return NO_CHANGES;
     return (await readLines(this.#handle, this.#size)).changes;
   }
 
@@ -212,7 +195,7 @@ export class Journal {
    * `dirty`).
    */
   async append(change: string): Promise<JournalSpot> {
-    this.#openedChanges = undefined;
+    this.#dropOpenedChanges();
     const line = lineOf(change);
     const length = Buffer.byteLength(line);
     let step = 'create the journal';
@@ -279,7 +262,7 @@ export class Journal {
 
   /** Empties the journal durably: the file was written whole with every change in it. */
   async clear(): Promise<void> {
-    this.#openedChanges = undefined;
+    this.#dropOpenedChanges();
     if (!this.#handle || (this.#size === 0 && !this.dirty)) return;
     this.#generation++;
     this.#kept = undefined;
@@ -321,7 +304,7 @@ export class Journal {
   async #copyFrom(from: number): Promise<void> {
     const current = this.#handle;
     if (!current) return;
-    this.#openedChanges = undefined;
+    this.#dropOpenedChanges();
     const journal = journalPath(this.#file);
     const temp = tempPath(journal);
     let step = 'read the journal';

@@ -1,7 +1,7 @@
 /** @module One write's change as the journal keeps it: a small data file of its own holding what the write added. */
 import type { StoredIdempotencyKey } from '../../core/PetStorage.js';
 import type { Pet } from '../../core/schemas/Pet.js';
-import { DataFileError } from '../durableFile/index.js';
+import { type Changes, DataFileError } from '../durableFile/index.js';
 import type { Lease } from '../sync/Lease.js';
 import { highestLeasedId, type SyncState } from '../sync/syncState.js';
 import { checkPetFile } from './checkPetFile.js';
@@ -63,7 +63,7 @@ export interface KeysInChange {
  * starting at or below the content's last holds). Throws a DataFileError naming the
  * journal when a line is not a valid change.
  */
-export const replayPetChanges = (content: PetFileContent, lines: readonly string[], name: string): void => {
+export const replayPetChanges = (content: PetFileContent, lines: Changes, name: string): void => {
   if (lines.length === 0) return;
   // Whether the content holds an id: most lines add ids above all it holds, known at once;
   // the set of a million ids is made only for a line that does not (a kiosk's, an edit's).
@@ -79,7 +79,9 @@ export const replayPetChanges = (content: PetFileContent, lines: readonly string
   let ascending = true;
   /** The highest id the content's leases hold, once a line adds leases (found once, then kept). */
   let leasedThrough: number | undefined;
-  for (const [index, line] of lines.entries()) {
+  let index = -1;
+  for (const line of lines) {
+    index++;
     let value: unknown;
     try {
       value = JSON.parse(line);

@@ -2,7 +2,15 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Pet } from '../../core/schemas/Pet.js';
-import { createFolderDurably, DataFileError, DurableTextFile, nodeFileSystem, readJournal, realPathOf } from '../durableFile/index.js';
+import {
+  type Changes,
+  createFolderDurably,
+  DataFileError,
+  DurableTextFile,
+  nodeFileSystem,
+  readJournal,
+  realPathOf,
+} from '../durableFile/index.js';
 import { inChunks, type PetContentStore, TargetNotEmptyError } from '../PetContent.js';
 import { checkPetFile } from './checkPetFile.js';
 import { replayPetChanges } from './PetChange.js';
@@ -12,7 +20,7 @@ import { PetFileSerializer } from './PetFileSerializer.js';
 import { parsePetFile } from './parsePetFile.js';
 
 /** The file's data with its journal's changes, as a server opening it would see it. */
-const withChanges = (data: PetFileData, changes: readonly string[], name: string): PetFileData => {
+const withChanges = (data: PetFileData, changes: Changes, name: string): PetFileData => {
   if (changes.length === 0) return data;
   const content = toPetFileContent(data);
   replayPetChanges(content, changes, name);
@@ -35,7 +43,7 @@ export const openPetFileContent = (given: string): PetContentStore => {
   const file = path.resolve(given);
   const readData = async (): Promise<PetFileData | undefined> => {
     let content: string;
-    let changes: string[];
+    let changes: Changes;
     try {
       content = await fs.readFile(file, 'utf8');
       changes = await readJournal(nodeFileSystem, await realPathOf(nodeFileSystem, file));
@@ -62,7 +70,14 @@ export const openPetFileContent = (given: string): PetContentStore => {
         initial: () => serializer.serialize({ format: PET_FILE_FORMAT, nextId: 1, pets: [], idempotencyKeys: [] }),
       });
       try {
-        const held = withChanges(parsePetFile(await durable.read(), file), await durable.journal(), file);
+        const text = await durable.read();
+        const changes = await durable.journal();
+        let held: PetFileData;
+        try {
+          held = withChanges(parsePetFile(text, file), changes, file);
+        } finally {
+          changes.free();
+        }
         if (!replace && (held.pets.length > 0 || held.nextId > 1 || held.idempotencyKeys.length > 0)) {
           throw new TargetNotEmptyError(file, { pets: held.pets.length, nextId: held.nextId });
         }
