@@ -3,24 +3,25 @@ import type { Adapter } from 'lowdb';
 import type { DurableTextFile, FileReading } from './DurableTextFile.js';
 import type { FilePart } from './FilePart.js';
 import type { JournalSpot } from './Journal.js';
+import type { JournalChanges } from './JournalChanges.js';
 
 /** A journal's changes, oldest first: a `JournalChanges`, or an array of them. */
 export type Changes = Iterable<string> & { readonly length: number };
 
 /** How the data is written down: text to data and back, and a change to a line and back. */
 export interface DataFormat<T, C> {
-  /** The data in the file (read whole, or a range at a time); throws when it is not valid data. */
-  parse(file: FileReading): T | Promise<T>;
+  /**
+   * The data in the file (read whole, or a range at a time) with the journal's changes
+   * applied, oldest first; throws when either is not valid. Must skip what the data already
+   * holds: a crash between writing the file whole and emptying the journal leaves changes
+   * the file has. Given the changes with the file, a format may read them beside the
+   * file's parse (in another thread: see `JournalChanges.file`).
+   */
+  parse(file: FileReading, changes: JournalChanges): T | Promise<T>;
   /** The file's bytes for the data, in parts (see FilePart: a deferred part copies bytes of the file it replaces, or of its journal). */
   serialize(data: T): FilePart[];
   /** A change as one line of text (no line break), for the journal. */
   encodeChange(change: C): string;
-  /**
-   * Applies the journal's changes, oldest first, to the data read from the file. Must skip
-   * what the data already holds: a crash between writing the file whole and emptying the
-   * journal leaves changes the file has. Throws when a change is not valid.
-   */
-  replay(data: T, changes: Changes): void;
 }
 
 /** The journal is never written into the file before it holds this many bytes… */
@@ -60,14 +61,12 @@ export class DurableDataFile<T, C> implements Adapter<T> {
 
   /** The data, the journal's changes applied; throws when the file is not valid data (lowdb then keeps what it had). */
   async read(): Promise<T | null> {
-    const data = await this.#text.readWith(async (file) => this.#format.parse(file));
     const changes = await this.#text.journal();
     try {
-      this.#format.replay(data, changes);
+      return await this.#text.readWith(async (file) => this.#format.parse(file, changes));
     } finally {
       changes.free();
     }
-    return data;
   }
 
   /** Replaces the file with this data and empties the journal; resolves once it is durable. */

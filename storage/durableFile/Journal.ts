@@ -43,11 +43,11 @@ const lineOf = (change: string): string => `${checksumOf(change)} ${change}\n`;
  * holds), and how many bytes were read. Their bytes are in a freeable buffer, which the
  * changes' reader frees once it has replayed them (see `JournalChanges.free`).
  */
-const readLines = async (handle: FileHandle, length: number): Promise<{ changes: JournalChanges; readBytes: number }> => {
+const readLines = async (handle: FileHandle, file: string, length: number): Promise<{ changes: JournalChanges; readBytes: number }> => {
   const into = freeableBuffer(length);
   try {
     const bytes = await readUpTo(handle, 0, length, into);
-    return { changes: new JournalChanges(bytes), readBytes: bytes.byteLength };
+    return { changes: JournalChanges.read(bytes, journalPath(file)), readBytes: bytes.byteLength };
   } catch (error) {
     freeBuffer(into);
     throw error;
@@ -57,7 +57,7 @@ const readLines = async (handle: FileHandle, length: number): Promise<{ changes:
 /** Reads a journal without taking anything: its whole lines, or none when it is missing (for a copy of a file in use). */
 export const readJournal = async (fs: FileSystem, file: string): Promise<JournalChanges> => {
   try {
-    return new JournalChanges(await fs.readFile(journalPath(file)));
+    return JournalChanges.read(await fs.readFile(journalPath(file)), journalPath(file));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return NO_CHANGES;
     throw error;
@@ -110,7 +110,7 @@ export class Journal {
       throw error;
     }
     const handle = journal.#handle!;
-    const { changes, readBytes } = await readLines(handle, size);
+    const { changes, readBytes } = await readLines(handle, file, size);
     const { validBytes } = changes;
     if (validBytes < readBytes) {
       await handle.truncate(validBytes);
@@ -185,7 +185,7 @@ export class Journal {
     this.#openedChanges = undefined;
     if (opened) return opened;
     if (!this.#handle) return NO_CHANGES;
-    return (await readLines(this.#handle, this.#size)).changes;
+    return (await readLines(this.#handle, this.#file, this.#size)).changes;
   }
 
   /**

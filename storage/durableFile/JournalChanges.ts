@@ -1,5 +1,6 @@
 /** @module A journal's changes as read: their bytes, each change's text made only when it is replayed. */
 import { hash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { freeBuffer } from './freeableBuffer.js';
 
 /** The bytes before a change's text in its line: the checksum (16 hex digits) and a space. */
@@ -15,6 +16,12 @@ const LINE_BREAK = 0x0a;
  */
 export const checksumOf = (change: string | Uint8Array): string => hash('sha256', change, 'hex').slice(0, 16);
 
+/** A journal's changes as another thread is sent them: bytes that were checked, and where each line ends. */
+export interface LentChanges {
+  bytes: Uint8Array;
+  ends: number[];
+}
+
 /**
  * The changes of a journal's whole lines (`<checksum> <change>\n`), oldest first, read and
  * checked at once but kept as the journal's bytes: each change's text is made as it is
@@ -27,9 +34,17 @@ export class JournalChanges implements Iterable<string> {
   readonly #bytes: Uint8Array;
   /** Where each whole line's line break is. */
   readonly #ends: number[];
+  /** The journal the bytes were read from, when known: `readable` reads them there again once they were lent. */
+  readonly file: string | undefined;
 
-  /** The whole lines of `bytes` that check, from the first on; the rest is a torn tail (see `validBytes`). */
-  constructor(bytes: Uint8Array) {
+  private constructor(bytes: Uint8Array, ends: number[], file: string | undefined) {
+    this.#bytes = bytes;
+    this.#ends = ends;
+    this.file = file;
+  }
+
+  /** The whole lines of `bytes`, read from the journal `file`, that check, from the first on; the rest is a torn tail (see `validBytes`). */
+  static read(bytes: Uint8Array, file?: string): JournalChanges {
     const ends: number[] = [];
     const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     let at = 0;
@@ -40,8 +55,12 @@ export class JournalChanges implements Iterable<string> {
       ends.push(end);
       at = end + 1;
     }
-    this.#bytes = text;
-    this.#ends = ends;
+    return new JournalChanges(bytes, ends, file);
+  }
+
+  /** Changes another thread lent (see `lend`), checked there already. */
+  static borrowed({ bytes, ends }: LentChanges): JournalChanges {
+    return new JournalChanges(bytes, ends, undefined);
   }
 
   /** How many changes. */
@@ -54,9 +73,35 @@ export class JournalChanges implements Iterable<string> {
     return this.#ends.length === 0 ? 0 : this.#ends.at(-1)! + 1;
   }
 
+  /**
+   * The changes for another thread (its message, and the buffer to transfer: the bytes move,
+   * not copied), or `undefined` when their bytes are not a buffer of their own to move.
+   * They are then this object's no more (see `readable`).
+   */
+  lend(): { changes: LentChanges; transfer: ArrayBuffer[] } | undefined {
+    const { buffer } = this.#bytes;
+    // Only a freeable buffer (see `freeableBuffer`) is surely all theirs: a small Buffer may share a pool.
+    if (!(buffer instanceof ArrayBuffer && buffer.resizable) || this.#lent) return undefined;
+    return { changes: { bytes: this.#bytes, ends: this.#ends }, transfer: [buffer] };
+  }
+
+  /** Whether the bytes went to another thread (`lend`): moved, they are no longer here. */
+  get #lent(): boolean {
+    return this.#bytes.byteLength === 0 && this.#ends.length > 0;
+  }
+
+  /** These changes, or, once lent, the same read again from their journal (a journal is not written before a start has replayed it). */
+  async readable(): Promise<JournalChanges> {
+    if (!this.#lent) return this;
+    if (this.file === undefined) throw new Error('the journal was lent to another thread and cannot be read again');
+    const again = JournalChanges.read(await readFile(this.file), this.file);
+    if (again.validBytes !== this.validBytes) throw new Error(`the journal ${this.file} changed while it was read`);
+    return again;
+  }
+
   /** Each change's text, oldest first. */
   *[Symbol.iterator](): Iterator<string> {
-    const text = this.#bytes as Buffer;
+    const text = Buffer.from(this.#bytes.buffer, this.#bytes.byteOffset, this.#bytes.byteLength);
     let at = 0;
     for (const end of this.#ends) {
       yield text.toString('utf8', at + CHANGE_OFFSET, end);
@@ -66,9 +111,9 @@ export class JournalChanges implements Iterable<string> {
 
   /** Gives the bytes' memory back now, when they are in a freeable buffer (see `freeBuffer`): for their owner, once replayed. */
   free(): void {
-    freeBuffer(this.#bytes);
+    if (!this.#lent) freeBuffer(this.#bytes);
   }
 }
 
 /** No changes: a journal that is missing or empty. */
-export const NO_CHANGES = new JournalChanges(new Uint8Array(0));
+export const NO_CHANGES = JournalChanges.read(new Uint8Array(0));

@@ -26,7 +26,7 @@ export { findDanglingLink } from './findDanglingLink.js';
 export { folderFailureReason } from './folderFailureReason.js';
 export { freeableBytes, freeBuffer } from './freeableBuffer.js';
 export { type JournalSpot, journalPath, readJournal } from './Journal.js';
-export type { JournalChanges } from './JournalChanges.js';
+export { JournalChanges, type LentChanges, NO_CHANGES } from './JournalChanges.js';
 export { realPathOf } from './realPathOf.js';
 export { createFolderDurably } from './syncFolder.js';
 export { systemErrorReason } from './systemErrorReason.js';

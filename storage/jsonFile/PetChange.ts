@@ -2,6 +2,7 @@
 import type { StoredIdempotencyKey } from '../../core/PetStorage.js';
 import type { Pet } from '../../core/schemas/Pet.js';
 import { type Changes, DataFileError } from '../durableFile/index.js';
+import type { IdempotencyKeys } from '../IdempotencyKeys.js';
 import type { Lease } from '../sync/Lease.js';
 import { highestLeasedId, type SyncState } from '../sync/syncState.js';
 import { checkPetFile } from './checkPetFile.js';
@@ -55,30 +56,27 @@ export interface KeysInChange {
 }
 
 /**
- * Applies the journal's changes, oldest first, to the content read from the file: animals
- * whose id the content already holds are skipped (the file was written whole with them,
- * or an edit gave that id to an animal of its own: the file's wins), as are keys it already
- * holds; the next id only rises; a change's sync part replaces the content's, and its
- * leases (`leased`) are added to the content's unless it holds them (leases ascend, so one
- * starting at or below the content's last holds). Throws a DataFileError naming the
- * journal when a line is not a valid change.
+ * What a journal's changes add to the content, read and checked (see `readPetChanges`):
+ * their animals and sync steps in the journal's order, and the highest next id they name.
  */
-export const replayPetChanges = (content: PetFileContent, lines: Changes, name: string): void => {
-  if (lines.length === 0) return;
-  // Whether the content holds an id: most lines add ids above all it holds, known at once;
-  // the set of a million ids is made only for a line that does not (a kiosk's, an edit's).
-  let highest = 0;
-  for (const { id } of content.pets) highest = Math.max(highest, id);
-  let held: Set<number> | undefined;
-  const holds = (id: number): boolean => {
-    if (id > highest) return false;
-    held ??= new Set(content.pets.map((pet) => pet.id));
-    return held.has(id);
-  };
-  let last = content.pets.at(-1)?.id ?? 0;
-  let ascending = true;
-  /** The highest id the content's leases hold, once a line adds leases (found once, then kept). */
-  let leasedThrough: number | undefined;
+export interface ReadChanges {
+  pets: Pet[];
+  nextId: number;
+  /** Each line's sync part (replacing the content's) or leases (added to it), in order: only a file that syncs has them. */
+  syncSteps: SyncStep[];
+}
+
+/** One line's sync fields: the sync part as it became, or leases it added. */
+export type SyncStep = { sync: SyncState } | { leased: readonly Lease[] };
+
+/**
+ * Reads the journal's changes, oldest first: their keys go straight into `keys` (those it
+ * holds already skipped), and the rest is returned, for `addPetChanges`. Split so a worker
+ * thread holding the file's keys can read the journal while this one parses the animals.
+ * Throws a DataFileError naming the journal when a line is not a valid change.
+ */
+export const readPetChanges = (lines: Changes, keys: IdempotencyKeys, name: string): ReadChanges => {
+  const read: ReadChanges = { pets: [], nextId: 0, syncSteps: [] };
   let index = -1;
   for (const line of lines) {
     index++;
@@ -97,29 +95,69 @@ export const replayPetChanges = (content: PetFileContent, lines: Changes, name: 
     const checked = checkPetFile(rest);
     if ('problem' in checked) throw refuse(checked.problem);
     const { nextId, pets, idempotencyKeys, sync } = checked.data;
-    for (const pet of pets) {
-      if (holds(pet.id)) continue;
-      held?.add(pet.id);
-      content.pets.push(pet);
-      if (pet.id < last) ascending = false;
-      last = pet.id;
-      highest = Math.max(highest, pet.id);
-    }
+    for (const pet of pets) read.pets.push(pet);
     for (const key of idempotencyKeys) {
-      if (content.idempotencyKeys.find(key)?.petId !== key.petId) content.idempotencyKeys.add(key);
+      if (keys.find(key)?.petId !== key.petId) keys.add(key);
     }
-    content.nextId = Math.max(content.nextId, nextId);
-    if (sync) {
-      content.sync = sync;
+    read.nextId = Math.max(read.nextId, nextId);
+    if (sync) read.syncSteps.push({ sync });
+    if (leased.leases.length > 0) read.syncSteps.push({ leased: leased.leases });
+  }
+  return read;
+};
+
+/**
+ * Adds what `readPetChanges` read to the content read from the file: animals whose id the
+ * content already holds are skipped (the file was written whole with them, or an edit gave
+ * that id to an animal of its own: the file's wins); the next id only rises; a sync part
+ * replaces the content's, and leases are added to the content's unless it holds them
+ * (leases ascend, so one starting at or below the content's last holds).
+ */
+export const addPetChanges = (content: PetFileContent, { pets, nextId, syncSteps }: ReadChanges): void => {
+  // Whether the content holds an id: most lines add ids above all it holds, known at once;
+  // the set of a million ids is made only for a line that does not (a kiosk's, an edit's).
+  let highest = 0;
+  if (pets.length > 0) for (const { id } of content.pets) highest = Math.max(highest, id);
+  let held: Set<number> | undefined;
+  const holds = (id: number): boolean => {
+    if (id > highest) return false;
+    held ??= new Set(content.pets.map((pet) => pet.id));
+    return held.has(id);
+  };
+  let last = content.pets.at(-1)?.id ?? 0;
+  let ascending = true;
+  for (const pet of pets) {
+    if (holds(pet.id)) continue;
+    held?.add(pet.id);
+    content.pets.push(pet);
+    if (pet.id < last) ascending = false;
+    last = pet.id;
+    highest = Math.max(highest, pet.id);
+  }
+  content.nextId = Math.max(content.nextId, nextId);
+  /** The highest id the content's leases hold, once a line adds leases (found once, then kept). */
+  let leasedThrough: number | undefined;
+  for (const step of syncSteps) {
+    if ('sync' in step) {
+      content.sync = step.sync;
       leasedThrough = undefined;
-    }
-    if (leased.leases.length > 0) {
+    } else {
       content.sync ??= { leases: [] };
-      leasedThrough = addLeases(content.sync.leases, leased.leases, leasedThrough);
+      leasedThrough = addLeases(content.sync.leases, step.leased, leasedThrough);
     }
   }
   // A file without sync keeps ids ascending; only an edit that took ids the journal also has breaks that.
   if (!ascending && !content.sync) content.pets.sort((a, b) => a.id - b.id);
+};
+
+/**
+ * Applies the journal's changes, oldest first, to the content read from the file (see
+ * `readPetChanges` and `addPetChanges`): keys it already holds are skipped. Throws a
+ * DataFileError naming the journal when a line is not a valid change.
+ */
+export const replayPetChanges = (content: PetFileContent, lines: Changes, name: string): void => {
+  if (lines.length === 0) return;
+  addPetChanges(content, readPetChanges(lines, content.idempotencyKeys, name));
 };
 
 /** A line's value without its `leased` field, and that field's leases (none without it), or its problem. */

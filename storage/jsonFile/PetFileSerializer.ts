@@ -178,17 +178,17 @@ export class PetFileSerializer {
 
   /**
    * Notes where the keys' lines lie in the file as just read (`keyLines`, in bytes: see
-   * `readPetFileContent`), whose keys `content` holds before its journal is replayed: the
-   * first whole write after a start then copies them too. `KeyLines.reuse` checks, a line
+   * `readPetFileContent`), whose keys `content` holds up to sequence number `keyLines.end`
+   * (the journal's keys follow them): the first whole write after a start then copies them too. `KeyLines.reuse` checks, a line
    * at a time, the lines of the keys that expired before that write; the write copies the
    * rest as the file holds them, which are the keys the file was parsed into (a layout
    * edited by hand inside the list stays valid JSON, and is written one key a line once a
    * check meets it).
    */
-  read(content: PetFileContent, keyLines: { offset: number; length: number } | undefined): void {
+  read(content: PetFileContent, keyLines: { offset: number; length: number; end: number } | undefined): void {
     this.#serializedKeys = undefined;
     const keys = content.idempotencyKeys;
-    this.#writtenKeys = keyLines && keys.size > 0 ? { queue: keys, start: keys.first, end: keys.end, ...keyLines } : undefined;
+    this.#writtenKeys = keyLines && keyLines.end > keys.first ? { queue: keys, start: keys.first, ...keyLines } : undefined;
   }
 
   /** Forgets the bytes of keys from sequence number `sequence` on, which are about to change. */

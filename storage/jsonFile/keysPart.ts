@@ -1,8 +1,10 @@
-/** @module The keys' part of a data file: its keys' queue, and what follows the list. */
+/** @module The keys' part of a data file: its keys' queue, and what follows the list; the journal's keys too, when given. */
+import type { Changes } from '../durableFile/index.js';
 import { IdempotencyKeys, type IdempotencyKeysSnapshot } from '../IdempotencyKeys.js';
 import { keysProblem } from './checkPetFile.js';
 import { CLOSE_BRACE, CLOSE_BRACKET, lastUnspacedBefore, listEndBefore, NEWLINE, OPEN_BRACE, OPEN_BRACKET } from './jsonBytes.js';
 import { parseListPieces } from './listPieces.js';
+import { type ReadChanges, readPetChanges } from './PetChange.js';
 import { type IdempotencyKeyInFile, keyFromFile } from './PetFileData.js';
 
 /** What `readKeysPart` makes of the bytes from the keys' list to the file's end. */
@@ -13,6 +15,10 @@ export interface KeysPart {
   rest: string;
   /** Where the list's key lines lie in these bytes (the line break after its `[` to the one before its `]`), when it has any. */
   lines: { start: number; length: number } | undefined;
+  /** The sequence number after the list's last key: the keys after it in the snapshot are the journal's. */
+  keysEnd: number;
+  /** What the journal's changes add beyond their keys (see `readPetChanges`), when given its changes. */
+  changes?: ReadChanges | undefined;
 }
 
 /** The sync part's field, sought from the file's end when the keys' list is not its last. */
@@ -51,8 +57,12 @@ const listEndIn = (bytes: Buffer): number => {
  * the queue at once: parsed whole, 100,000 keys were 700,000 objects and strings alive
  * together until the queue took them, copied by every young collection on the way to the
  * old generation, where now each piece's die young.
+ *
+ * Given the journal's changes, reads them too (`readPetChanges`): their keys go into the
+ * queue after the list's, so a start replays them beside the animals' parse; `undefined`
+ * when one is not a valid change (the caller then replays them itself, which says why).
  */
-export const readKeysPart = (bytes: Uint8Array): KeysPart | undefined => {
+export const readKeysPart = (bytes: Uint8Array, journal?: Changes): KeysPart | undefined => {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const end = listEndIn(buffer);
   if (buffer[0] !== OPEN_BRACKET || end < 1) return undefined;
@@ -65,9 +75,15 @@ export const readKeysPart = (bytes: Uint8Array): KeysPart | undefined => {
   };
   if (parseListPieces(items, true, false, take) === undefined) return undefined;
   const aKeyALine = buffer[1] === NEWLINE && buffer[2] === OPEN_BRACE && buffer[end - 1] === NEWLINE && buffer[end - 2] === CLOSE_BRACE;
-  return {
-    snapshot: keys.snapshot(),
-    rest: buffer.toString('utf8', end + 1),
-    lines: keys.size > 0 && aKeyALine ? { start: 1, length: end - 2 } : undefined,
-  };
+  const lines = keys.size > 0 && aKeyALine ? { start: 1, length: end - 2 } : undefined;
+  const keysEnd = keys.end;
+  let changes: ReadChanges | undefined;
+  if (journal && journal.length > 0) {
+    try {
+      changes = readPetChanges(journal, keys, '');
+    } catch {
+      return undefined;
+    }
+  }
+  return { snapshot: keys.snapshot(), rest: buffer.toString('utf8', end + 1), lines, keysEnd, changes };
 };

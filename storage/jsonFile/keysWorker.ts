@@ -1,15 +1,20 @@
 /**
  * @module A worker thread's entry: reads the keys' part of a data file (its bytes, from the
- * keys' list to the file's end, the one message it is sent) and posts back what `readKeysPart`
- * makes of it, the queue's arrays transferred, or `undefined` when the list is not valid
- * (the caller then reads the whole file itself, and says what is wrong as it always does).
- * See `readKeysInWorker`.
+ * keys' list to the file's end) and the journal's changes beside it (see `KeysWork`, the one
+ * message it is sent), and posts back what `readKeysPart` makes of them, the queue's arrays
+ * transferred, or `undefined` when the list is not valid (the caller then reads the whole
+ * file itself, and says what is wrong as it always does). See `readKeysInWorker`.
  */
 import { parentPort } from 'node:worker_threads';
+import { JournalChanges } from '../durableFile/index.js';
 import { buffersOf } from '../IdempotencyKeys.js';
 import { readKeysPart } from './keysPart.js';
+import type { KeysAnswer, KeysWork } from './readKeysInWorker.js';
 
-parentPort!.once('message', (bytes: Uint8Array) => {
-  const part = readKeysPart(bytes);
-  parentPort!.postMessage(part, part ? buffersOf(part.snapshot) : []);
+parentPort!.once('message', ({ keys, journal }: KeysWork) => {
+  const changes = journal && JournalChanges.borrowed(journal);
+  const part = readKeysPart(keys, changes);
+  changes?.free();
+  const answer: KeysAnswer = part && { ...part, changes: part.changes && { ...part.changes, pets: JSON.stringify(part.changes.pets) } };
+  parentPort!.postMessage(answer, part ? buffersOf(part.snapshot) : []);
 });

@@ -1,7 +1,7 @@
 /** @module Opens the data file as lowdb means it: a `Low` owning the content, over an adapter for the file's format. */
 import { Low } from 'lowdb';
 import { DataFileError, DurableDataFile, DurableTextFile, type FileSystem, systemErrorReason } from '../durableFile/index.js';
-import { type PetChange, replayPetChanges } from './PetChange.js';
+import type { PetChange } from './PetChange.js';
 import { emptyPetFileContent, type PetFileContent } from './PetFileContent.js';
 import { PetFileSerializer } from './PetFileSerializer.js';
 import { readPetFileContent } from './readPetFileContent.js';
@@ -32,14 +32,13 @@ export const openPetFileDb = async (realFile: string, name: string, fs: FileSyst
     const adapter = new DurableDataFile<PetFileContent, PetChange>(
       text,
       {
-        parse: async (file) => {
-          const { content, keyLines } = await readPetFileContent(file, name);
+        parse: async (file, changes) => {
+          const { content, keyLines } = await readPetFileContent(file, name, changes);
           serializer.read(content, keyLines);
           return content;
         },
         serialize: (data) => serializer.serialize(data),
         encodeChange: (change) => serializer.encodeChange(change),
-        replay: (data, changes) => replayPetChanges(data, changes, name),
       },
       journalMinBytes,
     );

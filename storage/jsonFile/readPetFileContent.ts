@@ -1,5 +1,6 @@
 /** @module Reads a data file into the content a running storage holds: a large one laid out as the server writes it a range at a time. */
-import type { FileReading } from '../durableFile/index.js';
+import type { FileReading, JournalChanges } from '../durableFile/index.js';
+import { replayPetChanges } from './PetChange.js';
 import { toPetFileContent } from './PetFileContent.js';
 import { KEYS_OPENING } from './PetFileSerializer.js';
 import { parsePetFile } from './parsePetFile.js';
@@ -13,7 +14,7 @@ const STREAM_FROM = 1024 * 1024;
  * from the line break after the list's `[` to the one before its `]`, in bytes. Only a
  * list laid out as the serialiser writes it (a key a line) is found.
  */
-const keyLinesIn = (text: string, keys: number, fileBytes: number): ReadContent['keyLines'] => {
+const keyLinesIn = (text: string, keys: number, fileBytes: number): Omit<NonNullable<ReadContent['keyLines']>, 'end'> | undefined => {
   // Inside a string every quote is escaped and no line breaks, so these texts are the list's
   // own opening and end (the opening is sought from the start: V8's lastIndexOf is slower
   // over the keys than indexOf over a million animals, about 25 ms).
@@ -27,16 +28,20 @@ const keyLinesIn = (text: string, keys: number, fileBytes: number): ReadContent[
 };
 
 /**
- * The content of the data file `file` (named `name` in messages), and where its keys'
- * lines lie, for the first whole write to copy them. A file of a megabyte or more, laid
+ * The content of the data file `file` (named `name` in messages) with its journal's
+ * `changes` applied, and where the file's keys' lines lie, for the first whole write to copy them. A file of a megabyte or more, laid
  * out as the server writes it, is read a range at a time, its keys in a worker thread (see
  * `streamPetFile`). Any other file, and any file with a problem, is read whole by
  * `parsePetFile`, which throws a DataFileError naming its first problem.
  */
-export const readPetFileContent = async (file: FileReading, name: string): Promise<ReadContent> => {
-  const streamed = file.size >= STREAM_FROM ? await streamPetFile(file) : undefined;
+export const readPetFileContent = async (file: FileReading, name: string, changes: JournalChanges): Promise<ReadContent> => {
+  const streamed = file.size >= STREAM_FROM ? await streamPetFile(file, changes, name) : undefined;
   if (streamed) return streamed;
   const text = await file.text();
   const content = toPetFileContent(parsePetFile(text, name));
-  return { content, keyLines: keyLinesIn(text, content.idempotencyKeys.size, file.size) };
+  const keys = content.idempotencyKeys;
+  const lines = keyLinesIn(text, keys.size, file.size);
+  const keyLines = lines && { ...lines, end: keys.end };
+  replayPetChanges(content, await changes.readable(), name);
+  return { content, keyLines };
 };

@@ -6,7 +6,7 @@ const MiB = 1024 * 1024;
 /** The journal's state for a file and a journal of these sizes. */
 const journalOf = (file: number, journal: number, journalMinBytes?: number) => {
   const text = { sizes: { file, journal, dirty: false } } as unknown as DurableTextFile;
-  const format = { parse: () => ({}), serialize: () => [], encodeChange: () => '', replay: () => {} };
+  const format = { parse: () => ({}), serialize: () => [], encodeChange: () => '' };
   return new DurableDataFile(text, format, journalMinBytes).journal;
 };
 

@@ -7,7 +7,7 @@ import { failingJournalRename, journalWith } from './journalFixtures.js';
 
 /** The changes a start would read under the journal's name, or `undefined` when there is no file there. */
 const underName = (file: string): string[] | undefined =>
-  fs.existsSync(journalPath(file)) ? [...new JournalChanges(fs.readFileSync(journalPath(file)))] : undefined;
+  fs.existsSync(journalPath(file)) ? [...JournalChanges.read(fs.readFileSync(journalPath(file)))] : undefined;
 
 describe('A journal whose name someone took away while it was in use', () => {
   it('Should write its lines again under its name when the file was removed, and go on appending there', async () => {
@@ -29,7 +29,7 @@ describe('A journal whose name someone took away while it was in use', () => {
     fs.renameSync(journalPath(file), elsewhere);
     expect(await journal.checkName()).toBe(true);
     expect(underName(file)).toEqual(['{"a":1}']);
-    expect([...new JournalChanges(fs.readFileSync(elsewhere))]).toEqual(['{"a":1}']);
+    expect([...JournalChanges.read(fs.readFileSync(elsewhere))]).toEqual(['{"a":1}']);
 
     const other = path.join(path.dirname(file), 'other');
     fs.writeFileSync(other, 'not a journal\n');

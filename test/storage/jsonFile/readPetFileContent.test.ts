@@ -1,16 +1,20 @@
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { StoredIdempotencyKey } from '../../../core/PetStorage.js';
 import type { Pet } from '../../../core/schemas/Pet.js';
-import { DataFileError, type FileReading } from '../../../storage/durableFile/index.js';
+import { DataFileError, type FileReading, journalPath, NO_CHANGES, nodeFileSystem } from '../../../storage/durableFile/index.js';
+import { Journal } from '../../../storage/durableFile/Journal.js';
 import { IdempotencyKeys } from '../../../storage/IdempotencyKeys.js';
-import type { PetFileContent } from '../../../storage/jsonFile/PetFileContent.js';
+import { encodePetChange, replayPetChanges } from '../../../storage/jsonFile/PetChange.js';
+import { type PetFileContent, toPetFileContent } from '../../../storage/jsonFile/PetFileContent.js';
 import type { PetFileData } from '../../../storage/jsonFile/PetFileData.js';
 import { PetFileSerializer } from '../../../storage/jsonFile/PetFileSerializer.js';
 import { parsePetFile } from '../../../storage/jsonFile/parsePetFile.js';
 import { readKeysInWorker } from '../../../storage/jsonFile/readKeysInWorker.js';
 import { readPetFileContent } from '../../../storage/jsonFile/readPetFileContent.js';
 import { streamPetFile } from '../../../storage/jsonFile/streamPetFile.js';
+import { tempDataFile } from '../../support/tempFolder.js';
 import { keyToFile } from './keyToFile.js';
 
 const SCOPE = 'c0ffee'.repeat(11).slice(0, 64);
@@ -70,10 +74,10 @@ const readingOf = (text: string): FileReading => {
 const keysPartOf = (text: string) => Buffer.from(text.slice(text.indexOf('"idempotencyKeys":[') + '"idempotencyKeys":'.length));
 
 /** Where the server's serialiser put the keys' lines: from the line break after the list's `[` to the one before its `]`. */
-const keyLinesOf = (text: string) => {
+const keyLinesOf = (text: string, keys: number) => {
   const opening = text.indexOf('"idempotencyKeys":[\n') + '"idempotencyKeys":['.length;
   const offset = Buffer.byteLength(text.slice(0, opening));
-  return { offset, length: Buffer.byteLength(text.slice(opening, text.lastIndexOf('\n]'))) };
+  return { offset, length: Buffer.byteLength(text.slice(opening, text.lastIndexOf('\n]'))), end: keys };
 };
 
 /** The error `run` throws. */
@@ -120,24 +124,24 @@ describe('Reading a large data file a range at a time, its keys in a worker thre
     for (const data of [dataWith(3_000, 6_000), dataWith(3_000, 6_000, sync), dataWith(14_000, 500), dataWith(16_000, 0, sync)]) {
       const text = textOf(data);
       expect(Buffer.byteLength(text)).toBeGreaterThan(1024 * 1024);
-      const streamed = await streamPetFile(readingOf(text));
+      const streamed = await streamPetFile(readingOf(text), NO_CHANGES, 'animals.json');
       expect(streamed).toBeDefined();
-      const { content, keyLines } = await readPetFileContent(readingOf(text), 'animals.json');
+      const { content, keyLines } = await readPetFileContent(readingOf(text), 'animals.json', NO_CHANGES);
       const parsed = parsePetFile(text, 'animals.json');
       expect(plain(content)).toEqual(plain({ ...parsed, idempotencyKeys: content.idempotencyKeys }));
       expect([...content.idempotencyKeys.values()]).toEqual(parsed.idempotencyKeys);
       expect(plain(streamed!.content)).toEqual(plain(content));
       // Where the keys' lines are, for the first whole write to copy them: as the serialiser put them.
-      expect(keyLines).toEqual(data.idempotencyKeys.length === 0 ? undefined : keyLinesOf(text));
+      expect(keyLines).toEqual(data.idempotencyKeys.length === 0 ? undefined : keyLinesOf(text, data.idempotencyKeys.length));
     }
   });
 
   it('Should say where the keys lie in a small file read whole, as in a large one read a range at a time', async () => {
     const text = textOf(dataWith(100, 300));
     expect(Buffer.byteLength(text)).toBeLessThan(1024 * 1024);
-    const { content, keyLines } = await readPetFileContent(readingOf(text), 'animals.json');
+    const { content, keyLines } = await readPetFileContent(readingOf(text), 'animals.json', NO_CHANGES);
     expect(content.idempotencyKeys.size).toBe(300);
-    expect(keyLines).toEqual(keyLinesOf(text));
+    expect(keyLines).toEqual(keyLinesOf(text, 300));
   });
 
   it('Should name the first problem of a damaged large file as parsePetFile does', async () => {
@@ -170,8 +174,8 @@ describe('Reading a large data file a range at a time, its keys in a worker thre
       expect([text, withKeys, fewPets]).not.toContain(damaged);
       const expected = (await thrown(() => parsePetFile(damaged, 'animals.json'))) as DataFileError;
       expect(expected).toBeInstanceOf(DataFileError);
-      expect(await streamPetFile(readingOf(damaged))).toBeUndefined();
-      const error = await thrown(() => readPetFileContent(readingOf(damaged), 'animals.json'));
+      expect(await streamPetFile(readingOf(damaged), NO_CHANGES, 'animals.json')).toBeUndefined();
+      const error = await thrown(() => readPetFileContent(readingOf(damaged), 'animals.json', NO_CHANGES));
       expect(error).toBeInstanceOf(DataFileError);
       expect((error as Error).message).toBe(expected.message);
     }
@@ -198,13 +202,13 @@ describe('Reading a large data file a range at a time, its keys in a worker thre
       for (const [layout, text] of Object.entries(layouts)) {
         expect(text, layout).not.toBe(textOf(data));
         expect(Buffer.byteLength(text)).toBeGreaterThan(1024 * 1024);
-        const streamed = await streamPetFile(readingOf(text));
+        const streamed = await streamPetFile(readingOf(text), NO_CHANGES, 'animals.json');
         expect(streamed, layout).toBeDefined();
         expect(plain(streamed!.content)).toEqual(plain({ ...data, idempotencyKeys: streamed!.content.idempotencyKeys }));
         expect([...streamed!.content.idempotencyKeys.values()]).toEqual(data.idempotencyKeys);
         // Lines of keys are found only where the list is laid out a key a line, as the serialiser writes it.
         expect(streamed!.keyLines, layout).toEqual(
-          layout === 'animalOverTwoLines' && data.idempotencyKeys.length > 0 ? keyLinesOf(text) : undefined,
+          layout === 'animalOverTwoLines' && data.idempotencyKeys.length > 0 ? keyLinesOf(text, data.idempotencyKeys.length) : undefined,
         );
       }
     },
@@ -220,13 +224,13 @@ describe('Reading a large data file a range at a time, its keys in a worker thre
     const withFieldKey = structuredClone(data);
     withFieldKey.idempotencyKeys[lastKey] = { ...withFieldKey.idempotencyKeys[lastKey]!, key: 'idempotencyKeys' };
     for (const text of [textOf(data), JSON.stringify({ ...data, idempotencyKeys: data.idempotencyKeys.map(keyToFile) })]) {
-      const streamed = await streamPetFile(readingOf(text));
+      const streamed = await streamPetFile(readingOf(text), NO_CHANGES, 'animals.json');
       expect(streamed).toBeDefined();
       expect(streamed!.content.pets).toEqual(data.pets);
       expect([...streamed!.content.idempotencyKeys.values()]).toEqual(data.idempotencyKeys);
     }
     // A key whose text is the keys' field itself, after it: read the usual way, to the same content.
-    const { content } = await readPetFileContent(readingOf(textOf(withFieldKey)), 'animals.json');
+    const { content } = await readPetFileContent(readingOf(textOf(withFieldKey)), 'animals.json', NO_CHANGES);
     expect([...content.idempotencyKeys.values()]).toEqual(withFieldKey.idempotencyKeys);
   });
 
@@ -238,11 +242,90 @@ describe('Reading a large data file a range at a time, its keys in a worker thre
     const nextIdFirst = JSON.stringify({ nextId: data.nextId, format: 2, pets: data.pets, idempotencyKeys: keys });
     for (const text of [keysFirst, nextIdFirst]) {
       expect(Buffer.byteLength(text)).toBeGreaterThan(1024 * 1024);
-      expect(await streamPetFile(readingOf(text))).toBeUndefined();
-      const { content, keyLines } = await readPetFileContent(readingOf(text), 'animals.json');
+      expect(await streamPetFile(readingOf(text), NO_CHANGES, 'animals.json')).toBeUndefined();
+      const { content, keyLines } = await readPetFileContent(readingOf(text), 'animals.json', NO_CHANGES);
       expect(content.pets).toEqual(data.pets);
       expect([...content.idempotencyKeys.values()]).toEqual(data.idempotencyKeys);
       expect(keyLines).toBeUndefined();
     }
+  });
+
+  describe('with a journal beside it', () => {
+    /** The changes a start reads from a journal holding `lines` (a fresh read each call: the worker takes what it is lent). */
+    const journalOf = async (lines: string[]) => {
+      const file = tempDataFile();
+      const written = await Journal.open(nodeFileSystem, file, file);
+      for (const line of lines) await written.append(line);
+      await written.close();
+      return Object.assign(
+        async () => {
+          const journal = await Journal.open(nodeFileSystem, file, file);
+          const changes = await journal.read();
+          await journal.close();
+          return changes;
+        },
+        { file: journalPath(file) },
+      );
+    };
+
+    /** Changes after the file's data: `count` lines of `perLine` new animals each, a key for each, one key the file holds, one line of animals it holds. */
+    const changesAfter = (data: PetFileData, count: number, perLine: number, sync?: PetFileData['sync']): string[] => {
+      const lines: string[] = [];
+      let id = data.nextId;
+      for (let line = 0; line < count; line++) {
+        const pets = Array.from({ length: perLine }, (): Pet => ({ id: id++, name: `Journal ${id}`, categoryId: 2, status: 'pending' }));
+        const keys = pets.map((pet, at) => ({
+          ...data.idempotencyKeys[at % data.idempotencyKeys.length]!,
+          key: `journal ${pet.id}`,
+          petId: pet.id,
+        }));
+        lines.push(encodePetChange({ nextId: id, pets, keys, sync: line === count - 1 ? sync : undefined }));
+      }
+      // A key and animals the file holds already: a whole write's crash left them in both.
+      lines.push(encodePetChange({ nextId: 3, pets: data.pets.slice(0, 2), keys: data.idempotencyKeys.slice(0, 1) }));
+      return lines;
+    };
+
+    it.each([
+      ['many keys (its keys and journal read in a worker)', () => dataWith(3_000, 6_000), 40, 5],
+      ['few keys and a long journal (read in a worker)', () => dataWith(14_000, 500), 600, 20],
+      ['few keys and a short journal (read in this thread)', () => dataWith(14_000, 500), 20, 5],
+      ['keys, a sync part and a journal that changes it', () => dataWith(3_000, 6_000, sync), 40, 5],
+    ])('Should apply the journal of a large file with %s as the file read whole does', async (_, make, count, perLine) => {
+      const data = make();
+      const newSync = data.sync && { leases: [...data.sync.leases, { scope: SCOPE, first: 2_000_001, last: 2_000_500 }] };
+      const read = await journalOf(changesAfter(data, count, perLine, newSync));
+      const text = textOf(data);
+      const whole = toPetFileContent(parsePetFile(text, 'animals.json'));
+      replayPetChanges(whole, await read(), 'animals.json');
+      // Gone from the disk once read: the changes were replayed from what the start read, not read again.
+      const changes = await read();
+      fs.unlinkSync(read.file);
+      const streamed = await streamPetFile(readingOf(text), changes, 'animals.json');
+      expect(streamed).toBeDefined();
+      expect(whole.pets).toHaveLength(data.pets.length + count * perLine);
+      expect(whole.idempotencyKeys.size).toBe(data.idempotencyKeys.length + count * perLine);
+      expect(plain(streamed!.content)).toEqual(plain(whole));
+      if (newSync) expect(streamed!.content.sync).toEqual(newSync);
+      // The file's key lines end where the journal's keys begin.
+      expect(streamed!.keyLines).toEqual(keyLinesOf(text, data.idempotencyKeys.length));
+    });
+
+    it('Should name the first change that is not valid, read again from the journal when the worker could not use it', async () => {
+      const data = dataWith(3_000, 6_000);
+      const lines = changesAfter(data, 3, 2);
+      lines.splice(1, 0, '{"format":2,"nextId":"many","pets":[],"idempotencyKeys":[]}');
+      const read = await journalOf(lines);
+      const text = textOf(data);
+      const expected = await thrown(() =>
+        replayPetChanges(toPetFileContent(parsePetFile(text, 'animals.json')), [...lines], 'animals.json'),
+      );
+      expect(expected).toBeInstanceOf(DataFileError);
+      expect((expected as Error).message).toMatch(/line 2 of its journal is not a valid change/);
+      const lent = await read();
+      const error = await thrown(() => readPetFileContent(readingOf(text), 'animals.json', lent));
+      expect(error).toBeInstanceOf(DataFileError);
+      expect((error as Error).message).toBe((expected as Error).message);
+    });
   });
 });
