@@ -15,7 +15,7 @@ export interface DataFormat<T, C> {
    * applied, oldest first; throws when either is not valid. Must skip what the data already
    * holds: a crash between writing the file whole and emptying the journal leaves changes
    * the file has. Given the changes with the file, a format may read them beside the
-   * file's parse (in another thread: see `JournalChanges.file`).
+   * file's parse (in another thread: see `JournalChanges.lend`).
    */
   parse(file: FileReading, changes: JournalChanges): T | Promise<T>;
   /** The file's bytes for the data, in parts (see FilePart: a deferred part copies bytes of the file it replaces, or of its journal). */

@@ -6,7 +6,8 @@
  * file itself, and says what is wrong as it always does). See `readKeysInWorker`.
  */
 import { parentPort } from 'node:worker_threads';
-import { JournalChanges } from '../durableFile/index.js';
+// Not the durable layer's entry (index.js): a worker need not load that layer whole.
+import { JournalChanges } from '../durableFile/JournalChanges.js';
 import { buffersOf } from '../IdempotencyKeys.js';
 import { readKeysPart } from './keysPart.js';
 import type { KeysAnswer, KeysWork } from './readKeysInWorker.js';

@@ -130,13 +130,14 @@ export const streamPetFile = async (file: FileReading, changes: JournalChanges, 
   if (!header) return undefined;
   const lists = await findKeysList(file, chunk);
   if (!lists || lists.petsEnd < header[0].length) return undefined;
+  // Changes lent before (a read that failed after lending them) are read again from the journal.
+  const journal = changes.length > 0 ? await changes.readable() : undefined;
   // The keys' part is read on the threadpool while this thread parses the animals.
   const { petsEnd, keysStart } = lists;
   const keysLength = file.size - keysStart;
   const bytes = file
     .bytes(keysStart, keysLength, Buffer.allocUnsafeSlow(keysLength))
     .then((read) => (read.byteLength < keysLength ? undefined : read));
-  const journal = changes.length > 0 ? changes : undefined;
   const inWorker = keysLength >= WORKER_FROM || changes.validBytes >= WORKER_FROM;
   const keys: Promise<KeysPart | undefined> = inWorker
     ? readKeysInWorker(bytes, journal)
