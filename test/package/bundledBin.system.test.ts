@@ -3,6 +3,7 @@
  * version, the keys' worker it starts from its own folder, and a large data file written by
  * another program read, served and written back.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,15 +40,22 @@ describe('the bundled bin', () => {
     expect(run.stdout().trim()).toBe(version);
   });
 
-  it('Should have the keys worker beside it, where it starts it from, reading a keys part', async () => {
+  it("Should have the keys worker beside it, where it starts it from, reading a keys part and a journal's change", async () => {
     const worker = new Worker(new URL('./keysWorker.js', pathToFileURL(BUILT_CLI)));
     try {
       const answer = new Promise((resolve, reject) => {
         worker.once('message', resolve);
         worker.once('error', reject);
       });
-      worker.postMessage(Buffer.from('[]}\n'));
-      expect(await answer).toMatchObject({ rest: '}\n', lines: undefined });
+      const change = '{"format":2,"nextId":8,"pets":[{"id":7,"name":"Rex","categoryId":1,"status":"available"}],"idempotencyKeys":[]}';
+      const line = Buffer.from(`${createHash('sha256').update(change).digest('hex').slice(0, 16)} ${change}\n`);
+      worker.postMessage({ keys: Buffer.from('[]}\n'), journal: { bytes: line, ends: [line.byteLength - 1] } });
+      expect(await answer).toMatchObject({
+        rest: '}\n',
+        lines: undefined,
+        keysEnd: 0,
+        changes: { nextId: 8, pets: '[{"id":7,"name":"Rex","categoryId":1,"status":"available"}]', syncSteps: [] },
+      });
     } finally {
       await worker.terminate();
     }

@@ -144,7 +144,8 @@ describe('Reading a large data file a range at a time, its keys in a worker thre
     expect(keyLines).toEqual(keyLinesOf(text, 300));
   });
 
-  it('Should name the first problem of a damaged large file as parsePetFile does', async () => {
+  // A worker a damaged file, two dozen of them, each loading its modules through tsx: over 15 s on a busy host.
+  it('Should name the first problem of a damaged large file as parsePetFile does', { timeout: 60_000 }, async () => {
     const withKeys = textOf(dataWith(3_000, 6_000));
     const badKey = withKeys.replace(
       `"petId":${(4_000 % 3_000) + 1},"createdAt":"${new Date(NOW + 4_000).toISOString()}"`,
