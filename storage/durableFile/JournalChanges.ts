@@ -35,12 +35,12 @@ export class JournalChanges implements Iterable<string> {
   /** Where each whole line's line break is. */
   readonly #ends: number[];
   /** The journal the bytes were read from, when known: `readable` reads them there again once they were lent. */
-  readonly file: string | undefined;
+  readonly #file: string | undefined;
 
   private constructor(bytes: Uint8Array, ends: number[], file: string | undefined) {
     this.#bytes = bytes;
     this.#ends = ends;
-    this.file = file;
+    this.#file = file;
   }
 
   /** The whole lines of `bytes`, read from the journal `file`, that check, from the first on; the rest is a torn tail (see `validBytes`). */
@@ -93,9 +93,10 @@ export class JournalChanges implements Iterable<string> {
   /** These changes, or, once lent, the same read again from their journal (a journal is not written before a start has replayed it). */
   async readable(): Promise<JournalChanges> {
     if (!this.#lent) return this;
-    if (this.file === undefined) throw new Error('the journal was lent to another thread and cannot be read again');
-    const again = JournalChanges.read(await readFile(this.file), this.file);
-    if (again.validBytes !== this.validBytes) throw new Error(`the journal ${this.file} changed while it was read`);
+    const file = this.#file;
+    if (file === undefined) throw new Error('the journal was lent to another thread and cannot be read again');
+    const again = JournalChanges.read(await readFile(file), file);
+    if (again.validBytes !== this.validBytes) throw new Error(`the journal ${file} changed while it was read`);
     return again;
   }
 

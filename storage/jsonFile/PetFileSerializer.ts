@@ -179,11 +179,11 @@ export class PetFileSerializer {
   /**
    * Notes where the keys' lines lie in the file as just read (`keyLines`, in bytes: see
    * `readPetFileContent`), whose keys `content` holds up to sequence number `keyLines.end`
-   * (the journal's keys follow them): the first whole write after a start then copies them too. `KeyLines.reuse` checks, a line
-   * at a time, the lines of the keys that expired before that write; the write copies the
-   * rest as the file holds them, which are the keys the file was parsed into (a layout
-   * edited by hand inside the list stays valid JSON, and is written one key a line once a
-   * check meets it).
+   * (the journal's keys follow them): the first whole write after a start then copies them
+   * too. `KeyLines.reuse` checks, a line at a time, the lines of the keys that expired
+   * before that write; the write copies the rest as the file holds them, which are the keys
+   * the file was parsed into (a layout edited by hand inside the list stays valid JSON, and
+   * is written one key a line once a check meets it).
    */
   read(content: PetFileContent, keyLines: { offset: number; length: number; end: number } | undefined): void {
     this.#serializedKeys = undefined;

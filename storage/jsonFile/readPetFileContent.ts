@@ -1,5 +1,6 @@
 /** @module Reads a data file into the content a running storage holds: a large one laid out as the server writes it a range at a time. */
 import type { FileReading, JournalChanges } from '../durableFile/index.js';
+import type { IdempotencyKeys } from '../IdempotencyKeys.js';
 import { replayPetChanges } from './PetChange.js';
 import { toPetFileContent } from './PetFileContent.js';
 import { KEYS_OPENING } from './PetFileSerializer.js';
@@ -10,27 +11,29 @@ import { type ReadContent, streamPetFile } from './streamPetFile.js';
 const STREAM_FROM = 1024 * 1024;
 
 /**
- * Where the keys' lines lie in `text`, a file of `fileBytes` bytes holding `keys` keys:
- * from the line break after the list's `[` to the one before its `]`, in bytes. Only a
- * list laid out as the serialiser writes it (a key a line) is found.
+ * Where the keys' lines lie in `text`, a file of `fileBytes` bytes parsed into `keys`: from
+ * the line break after the list's `[` to the one before its `]`, in bytes, and the
+ * sequence number after its last key. Only a list laid out as the serialiser writes it (a
+ * key a line) is found.
  */
-const keyLinesIn = (text: string, keys: number, fileBytes: number): Omit<NonNullable<ReadContent['keyLines']>, 'end'> | undefined => {
+const keyLinesIn = (text: string, keys: IdempotencyKeys, fileBytes: number): ReadContent['keyLines'] => {
   // Inside a string every quote is escaped and no line breaks, so these texts are the list's
   // own opening and end (the opening is sought from the start: V8's lastIndexOf is slower
   // over the keys than indexOf over a million animals, about 25 ms).
-  const opening = keys === 0 ? -1 : text.indexOf(KEYS_OPENING);
+  const opening = keys.size === 0 ? -1 : text.indexOf(KEYS_OPENING);
   const end = text.lastIndexOf('\n]');
   if (opening === -1 || end < opening + KEYS_OPENING.length) return undefined;
   const first = opening + KEYS_OPENING.length - 1;
   // Counted from the file's end, so only the keys' part of the text is measured in bytes.
   const fromFirst = Buffer.byteLength(text.slice(first));
-  return { offset: fileBytes - fromFirst, length: fromFirst - Buffer.byteLength(text.slice(end)) };
+  return { offset: fileBytes - fromFirst, length: fromFirst - Buffer.byteLength(text.slice(end)), end: keys.end };
 };
 
 /**
  * The content of the data file `file` (named `name` in messages) with its journal's
- * `changes` applied, and where the file's keys' lines lie, for the first whole write to copy them. A file of a megabyte or more, laid
- * out as the server writes it, is read a range at a time, its keys in a worker thread (see
+ * `changes` applied, and where the file's keys' lines lie, for the first whole write to
+ * copy them. A file of a megabyte or more, laid out as the server writes it, is read a
+ * range at a time, its keys and the journal's changes in a worker thread (see
  * `streamPetFile`). Any other file, and any file with a problem, is read whole by
  * `parsePetFile`, which throws a DataFileError naming its first problem.
  */
@@ -39,9 +42,8 @@ export const readPetFileContent = async (file: FileReading, name: string, change
   if (streamed) return streamed;
   const text = await file.text();
   const content = toPetFileContent(parsePetFile(text, name));
-  const keys = content.idempotencyKeys;
-  const lines = keyLinesIn(text, keys.size, file.size);
-  const keyLines = lines && { ...lines, end: keys.end };
+  // Found before the journal's keys join the file's.
+  const keyLines = keyLinesIn(text, content.idempotencyKeys, file.size);
   replayPetChanges(content, await changes.readable(), name);
   return { content, keyLines };
 };

@@ -156,7 +156,7 @@ export const streamPetFile = async (file: FileReading, changes: JournalChanges, 
   const { lines } = part;
   const content = toPetFileContent(checked.data, IdempotencyKeys.fromSnapshot(part.snapshot));
   if (part.changes) addPetChanges(content, part.changes);
-  else replayPetChanges(content, await changes.readable(), name);
+  else if (journal) replayPetChanges(content, await journal.readable(), name);
   return { content, keyLines: lines && { offset: keysStart + lines.start, length: lines.length, end: part.keysEnd } };
 };
 

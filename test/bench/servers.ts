@@ -219,8 +219,8 @@ const tsc = async (args: string[], cwd: string) => {
 /**
  * Compiles our server (from the repository, or from a copy of it holding a change to try)
  * with tsc into `directory` and bundles its bin, as the package publishes it (`dist/`, and
- * `dist/bin/`, which `npx animal-store` runs), and the references (from the repository) beside it in `test/bench/`, so every
- * contender runs as plain JavaScript compiled alike. The folder is made resolvable:
+ * `dist/bin/`, which `npx animal-store` runs), and the references (from the repository)
+ * beside it in `test/bench/`, so every contender runs as plain JavaScript compiled alike. The folder is made resolvable:
  * `node_modules` linked to the repository's, `"type": "module"`. Profiles of tsx-run code
  * are useless besides: tsx minifies whitespace, so every function sits on line 1 and
  * closures lose their names.
