@@ -1,7 +1,8 @@
 /** @module A journal's changes as read: their bytes, each change's text made only when it is replayed. */
 import { hash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { freeBuffer } from './freeableBuffer.js';
+import type { Changes } from './DurableDataFile.js';
+import { freeableBuffer, freeBuffer } from './freeableBuffer.js';
 
 /** The bytes before a change's text in its line: the checksum (16 hex digits) and a space. */
 export const CHANGE_OFFSET = 17;
@@ -73,16 +74,39 @@ export class JournalChanges implements Iterable<string> {
     return this.#ends.length === 0 ? 0 : this.#ends.at(-1)! + 1;
   }
 
+  /** How many of the first changes lie wholly within the first `bytes` bytes. */
+  countWithin(bytes: number): number {
+    let [low, high] = [0, this.#ends.length];
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.#ends[middle]! < bytes) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  /** The changes after the first `count` (the bytes are still these changes', and freed with them). */
+  after(count: number): Changes {
+    return { length: Math.max(0, this.length - count), [Symbol.iterator]: () => this.#texts(count) };
+  }
+
   /**
-   * The changes for another thread (its message, and the buffer to transfer: the bytes move,
-   * not copied), or `undefined` when their bytes are not a buffer of their own to move.
-   * They are then this object's no more (see `readable`).
+   * The first `count` changes (all by default) for another thread: its message, and the
+   * buffer to transfer. All of them, in a buffer of their own, move (not copied) and are then
+   * this object's no more (see `readable`); fewer are copied into a buffer of their own, and
+   * these stay readable. `undefined` when there are none to lend, or they were lent already.
    */
-  lend(): { changes: LentChanges; transfer: ArrayBuffer[] } | undefined {
+  lend(count = this.length): { changes: LentChanges; transfer: ArrayBuffer[] } | undefined {
+    count = Math.min(count, this.length);
+    if (count <= 0 || this.#lent) return undefined;
     const { buffer } = this.#bytes;
     // Only a freeable buffer (see `freeableBuffer`) is surely all theirs: a small Buffer may share a pool.
-    if (!(buffer instanceof ArrayBuffer && buffer.resizable) || this.#lent) return undefined;
-    return { changes: { bytes: this.#bytes, ends: this.#ends }, transfer: [buffer] };
+    if (count === this.length && buffer instanceof ArrayBuffer && buffer.resizable) {
+      return { changes: { bytes: this.#bytes, ends: this.#ends }, transfer: [buffer] };
+    }
+    const bytes = freeableBuffer(this.#ends[count - 1]! + 1);
+    bytes.set(this.#bytes.subarray(0, bytes.byteLength));
+    return { changes: { bytes, ends: this.#ends.slice(0, count) }, transfer: [bytes.buffer as ArrayBuffer] };
   }
 
   /** Whether the bytes went to another thread (`lend`): moved, they are no longer here. */
@@ -101,10 +125,16 @@ export class JournalChanges implements Iterable<string> {
   }
 
   /** Each change's text, oldest first. */
-  *[Symbol.iterator](): Iterator<string> {
+  [Symbol.iterator](): Iterator<string> {
+    return this.#texts(0);
+  }
+
+  /** The text of each change from the one at `first` on. */
+  *#texts(first: number): Generator<string> {
+    if (this.#lent) throw new Error('the journal was lent to another thread: read it again (readable)');
     const text = Buffer.from(this.#bytes.buffer, this.#bytes.byteOffset, this.#bytes.byteLength);
-    let at = 0;
-    for (const end of this.#ends) {
+    let at = first === 0 ? 0 : this.#ends[first - 1]! + 1;
+    for (const end of this.#ends.slice(first)) {
       yield text.toString('utf8', at + CHANGE_OFFSET, end);
       at = end + 1;
     }

@@ -59,10 +59,12 @@ export interface KeysInChange {
 
 /**
  * What a journal's changes add to the content, read and checked (see `readPetChanges`):
- * their animals and sync steps in the journal's order, and the highest next id they name.
+ * their animals, keys (those not put in a queue yet) and sync steps in the journal's order,
+ * and the highest next id they name.
  */
 export interface ReadChanges {
   pets: Pet[];
+  keys: StoredIdempotencyKey[];
   nextId: number;
   /** Each line's sync part (replacing the content's) or leases (added to it), in order: only a file that syncs has them. */
   syncSteps: SyncStep[];
@@ -71,15 +73,21 @@ export interface ReadChanges {
 /** One line's sync fields: the sync part as it became, or leases it added. */
 export type SyncStep = { sync: SyncState } | { leased: readonly Lease[] };
 
+/** Adds `key` to the queue unless it holds that key for the same animal: a file written whole after the change holds it. */
+const addKey = (keys: IdempotencyKeys, key: StoredIdempotencyKey): void => {
+  if (keys.find(key)?.petId !== key.petId) keys.add(key);
+};
+
 /**
- * Reads the journal's changes, oldest first: their keys go straight into `keys` (those it
- * holds already skipped), and the rest is returned, for `addPetChanges`. Split so a worker
- * thread holding the file's keys can read the journal while this one parses the animals.
- * Throws a DataFileError naming the journal when a line is not a valid change.
+ * Reads the journal's changes, oldest first (`before`: how many lines come before them in
+ * the journal), for `addPetChanges`. Given a queue (`into`), their keys go straight into it
+ * (those it holds already skipped), so a worker thread holding the file's keys can read the
+ * journal while this one parses the animals. Throws a DataFileError naming the journal's
+ * line when one is not a valid change.
  */
-export const readPetChanges = (lines: Changes, keys: IdempotencyKeys, name: string): ReadChanges => {
-  const read: ReadChanges = { pets: [], nextId: 0, syncSteps: [] };
-  let index = -1;
+export const readPetChanges = (lines: Changes, name: string, into?: IdempotencyKeys, before = 0): ReadChanges => {
+  const read: ReadChanges = { pets: [], keys: [], nextId: 0, syncSteps: [] };
+  let index = before - 1;
   for (const line of lines) {
     index++;
     let value: unknown;
@@ -99,7 +107,8 @@ export const readPetChanges = (lines: Changes, keys: IdempotencyKeys, name: stri
     const { nextId, pets, idempotencyKeys, sync } = checked.data;
     for (const pet of pets) read.pets.push(pet);
     for (const key of idempotencyKeys) {
-      if (keys.find(key)?.petId !== key.petId) keys.add(key);
+      if (into) addKey(into, key);
+      else read.keys.push(key);
     }
     read.nextId = Math.max(read.nextId, nextId);
     if (sync) read.syncSteps.push({ sync });
@@ -111,11 +120,12 @@ export const readPetChanges = (lines: Changes, keys: IdempotencyKeys, name: stri
 /**
  * Adds what `readPetChanges` read to the content read from the file: animals whose id the
  * content already holds are skipped (the file was written whole with them, or an edit gave
- * that id to an animal of its own: the file's wins); the next id only rises; a sync part
- * replaces the content's, and leases are added to the content's unless it holds them
- * (leases ascend, so one starting at or below the content's last holds).
+ * that id to an animal of its own: the file's wins), and so are keys it holds; the next id
+ * only rises; a sync part replaces the content's, and leases are added to the content's
+ * unless it holds them (leases ascend, so one starting at or below the content's last holds).
  */
-export const addPetChanges = (content: PetFileContent, { pets, nextId, syncSteps }: ReadChanges): void => {
+export const addPetChanges = (content: PetFileContent, { pets, keys, nextId, syncSteps }: ReadChanges): void => {
+  for (const key of keys) addKey(content.idempotencyKeys, key);
   // Whether the content holds an id: most lines add ids above all it holds, known at once;
   // the set of a million ids is made only for a line that does not (a kiosk's, an edit's).
   let highest = 0;
@@ -159,7 +169,7 @@ export const addPetChanges = (content: PetFileContent, { pets, nextId, syncSteps
  */
 export const replayPetChanges = (content: PetFileContent, lines: Changes, name: string): void => {
   if (lines.length === 0) return;
-  addPetChanges(content, readPetChanges(lines, content.idempotencyKeys, name));
+  addPetChanges(content, readPetChanges(lines, name, content.idempotencyKeys));
 };
 
 /** A line's value without its `leased` field, and that field's leases (none without it), or its problem. */

@@ -80,7 +80,7 @@ export const readKeysPart = (bytes: Uint8Array, journal?: Changes): KeysPart | u
   let changes: ReadChanges | undefined;
   if (journal && journal.length > 0) {
     try {
-      changes = readPetChanges(journal, keys, '');
+      changes = readPetChanges(journal, '', keys);
     } catch {
       return undefined;
     }

@@ -33,17 +33,22 @@ const spawnKeysWorker = (): Worker => {
 
 /**
  * What `readKeysPart` makes of `bytes` (from a data file's keys' list to its end) and of the
- * journal's `changes`, made in a worker thread (`keysWorker`), or `undefined` when the list
- * is not valid, the bytes could not be read, or the worker could not run: the caller then
- * reads the file the usual way, in this thread. The changes' bytes move to the worker (see
- * `JournalChanges.lend`; the worker frees them): should it not read them, the caller reads
- * them again (`JournalChanges.readable`). The worker starts at once and loads while the
- * bytes are read; they move to it (not copied, when they are the whole of their buffer)
- * and are its own after. At a million animals and 100,000 keys, the keys took about half
- * a second of a 2.6 s start (their JSON, the collector, the queue), which runs beside the
- * animals' parse. Never rejects.
+ * journal's first `count` `changes` (all by default), made in a worker thread
+ * (`keysWorker`), or `undefined` when the list is not valid, the bytes could not be read, or
+ * the worker could not run: the caller then reads the file the usual way, in this thread.
+ * The changes' bytes go to the worker (see `JournalChanges.lend`: all of them move, fewer
+ * are copied; the worker frees them): should it not read them, the caller reads them again
+ * (`JournalChanges.readable`). The worker starts at once and loads while the bytes are
+ * read; they move to it (not copied, when they are the whole of their buffer) and are its
+ * own after. At a million animals and 100,000 keys, the keys took about half a second of a
+ * 2.6 s start (their JSON, the collector, the queue), which runs beside the animals' parse.
+ * Never rejects.
  */
-export const readKeysInWorker = (bytes: Promise<Uint8Array | undefined>, changes?: JournalChanges): Promise<KeysPart | undefined> =>
+export const readKeysInWorker = (
+  bytes: Promise<Uint8Array | undefined>,
+  changes?: JournalChanges,
+  count?: number,
+): Promise<KeysPart | undefined> =>
   new Promise((resolve) => {
     let worker: Worker;
     try {
@@ -67,7 +72,7 @@ export const readKeysInWorker = (bytes: Promise<Uint8Array | undefined>, changes
       (read) => {
         if (read === undefined) return stop(undefined);
         const whole = read.byteOffset === 0 && read.byteLength === read.buffer.byteLength && read.buffer instanceof ArrayBuffer;
-        const lent = changes?.lend();
+        const lent = changes?.lend(count);
         const work: KeysWork = { keys: read, journal: lent?.changes };
         worker.postMessage(work, [...(whole ? [read.buffer as ArrayBuffer] : []), ...(lent?.transfer ?? [])]);
       },

@@ -8,7 +8,7 @@ import { checkPetFile } from './checkPetFile.js';
 import { listEndBefore, listStartAfter, spacedPattern } from './jsonBytes.js';
 import { type KeysPart, readKeysPart } from './keysPart.js';
 import { parseListPieces } from './listPieces.js';
-import { addPetChanges, replayPetChanges } from './PetChange.js';
+import { addPetChanges, type ReadChanges, readPetChanges, replayPetChanges } from './PetChange.js';
 import { type PetFileContent, toPetFileContent } from './PetFileContent.js';
 import type { PetFileData } from './PetFileData.js';
 import { readKeysInWorker } from './readKeysInWorker.js';
@@ -16,8 +16,39 @@ import { readKeysInWorker } from './readKeysInWorker.js';
 /** How many bytes a read takes. */
 const CHUNK_BYTES = 1024 * 1024;
 
-/** Below this many bytes of keys (about 4,000 keys) and of journal, a worker's start costs more than it saves. */
+/** Below this many bytes of keys (about 4,000 keys), a worker's start costs more than it saves (unless it reads changes: see `workerShareOf`). */
 const WORKER_FROM = 1_000_000;
+
+/**
+ * What reading a byte costs, against an animal's byte in this thread, and what the worker's
+ * own start costs, in animals' bytes. Fitted to starts of the built bin on two cores (0.1 to
+ * 1 million animals, 100,000 keys, up to 67 MB of journal): the animals took about 22 ms a
+ * MB here, the keys about 39 ms a MB in the worker and the journal's changes about 22 there,
+ * 34 here (where their keys then join the queue and their objects a larger heap), and the
+ * worker about 0.3 s to load.
+ */
+const KEY_BYTE_COST = 1.8;
+const CHANGE_BYTE_COST_THERE = 1;
+const CHANGE_BYTE_COST_HERE = 1.5;
+const WORKER_START_COST = 14_000_000;
+
+/** Below this share of the journal this thread would read, the worker reads it all: the bytes then move to it, not copied. */
+const LEAST_SHARE_HERE = 0.1;
+
+/**
+ * How many of the journal's first changes the keys' worker reads, the rest read in this
+ * thread once the animals are: so that the two threads finish about together. Beside a
+ * million animals the worker, done with the keys long before the animals are parsed here,
+ * reads them all; beside a few hundred thousand, this thread reads about half or more,
+ * where it waited for the worker a second or more before.
+ */
+export const workerShareOf = (journal: JournalChanges, petsBytes: number, keysBytes: number): number => {
+  const changesBytes = journal.validBytes;
+  const worker = keysBytes * KEY_BYTE_COST + WORKER_START_COST;
+  const balanced = (petsBytes + changesBytes * CHANGE_BYTE_COST_HERE - worker) / (CHANGE_BYTE_COST_THERE + CHANGE_BYTE_COST_HERE);
+  if (balanced >= changesBytes * (1 - LEAST_SHARE_HERE)) return journal.length;
+  return journal.countWithin(Math.max(balanced, 0));
+};
 
 /** How many bytes of the file's start hold its opening, however spaced; a file spaced more widely is read the usual way. */
 const HEADER_BYTES = 256;
@@ -117,14 +148,22 @@ const readPets = async (file: FileReading, from: number, end: number, chunk: Buf
  * quarter of the pages a start touched; pages are slow to touch on some machines (13 µs
  * each on one we measured), so this cut a start by most of a second there.
  *
- * The journal's changes (`changes`, of the file named `name`) are read in the worker too,
- * after the file's keys: at a million animals a journal near its bound (27 MB) took 0.7 s
- * of this thread to replay after the animals, where the worker, done with the keys in
- * about half their time, had the rest to spare. This thread then only adds their animals.
- * Should the worker not read them, they are replayed here (a change that is not valid
- * throws a DataFileError naming its line; `undefined` lets the caller replay them too).
+ * The journal's changes (`changes`, of the file named `name`) are shared between the two
+ * threads (`shareOf` says how many of the first the worker reads; `workerShareOf` but in
+ * tests): the worker reads them after the file's keys, this thread the rest after the
+ * animals, and their keys join the queue after the worker's. At a million animals a journal
+ * near its bound (27 MB) took 0.7 s of this thread to replay after the animals, where the
+ * worker, done with the keys in about half their time, had the rest to spare; beside half
+ * as many, this thread waited a second or more while the worker read a long journal alone.
+ * Should either share not be read, the whole journal is replayed here (a change that is not
+ * valid throws a DataFileError naming its line; `undefined` lets the caller replay them too).
  */
-export const streamPetFile = async (file: FileReading, changes: JournalChanges, name: string): Promise<ReadContent | undefined> => {
+export const streamPetFile = async (
+  file: FileReading,
+  changes: JournalChanges,
+  name: string,
+  shareOf = workerShareOf,
+): Promise<ReadContent | undefined> => {
   const chunk = Buffer.allocUnsafeSlow(CHUNK_BYTES);
   const header = HEADER.exec((await file.bytes(0, HEADER_BYTES, chunk)).toString('latin1'));
   if (!header) return undefined;
@@ -138,13 +177,18 @@ export const streamPetFile = async (file: FileReading, changes: JournalChanges, 
   const bytes = file
     .bytes(keysStart, keysLength, Buffer.allocUnsafeSlow(keysLength))
     .then((read) => (read.byteLength < keysLength ? undefined : read));
-  const inWorker = keysLength >= WORKER_FROM || changes.validBytes >= WORKER_FROM;
+  // The journal's first changes are read in the worker, the rest here (all of them with the keys, when the keys are read here).
+  const share = journal ? shareOf(journal, petsEnd - header[0].length, keysLength) : 0;
+  const inWorker = keysLength >= WORKER_FROM || share > 0;
+  const theirs = inWorker ? share : (journal?.length ?? 0);
   const keys: Promise<KeysPart | undefined> = inWorker
-    ? readKeysInWorker(bytes, journal)
+    ? readKeysInWorker(bytes, journal, theirs)
     : bytes.then((read) => read && readKeysPart(read, journal));
   let pets: unknown[] | undefined;
+  let ours: ReadChanges | undefined;
   try {
     pets = await readPets(file, header[0].length, petsEnd, chunk);
+    ours = journal && theirs < journal.length ? readOurChanges(journal, theirs, name) : undefined;
   } finally {
     // Settled either way, so a failed read leaves no rejection unheard.
     await keys.catch(() => undefined);
@@ -155,9 +199,24 @@ export const streamPetFile = async (file: FileReading, changes: JournalChanges, 
   if (!checked || !('data' in checked)) return undefined;
   const { lines } = part;
   const content = toPetFileContent(checked.data, IdempotencyKeys.fromSnapshot(part.snapshot));
-  if (part.changes) addPetChanges(content, part.changes);
-  else if (journal) replayPetChanges(content, await journal.readable(), name);
+  if (journal) {
+    // Each share read, in order; else the whole journal here, which names its first change that is not valid.
+    const read = (theirs === 0 || part.changes) && (theirs === journal.length || ours);
+    if (read) {
+      if (part.changes) addPetChanges(content, part.changes);
+      if (ours) addPetChanges(content, ours);
+    } else replayPetChanges(content, await journal.readable(), name);
+  }
   return { content, keyLines: lines && { offset: keysStart + lines.start, length: lines.length, end: part.keysEnd } };
+};
+
+/** The journal's changes after the first `theirs` (the worker's), read; `undefined` when one is not valid. */
+const readOurChanges = (journal: JournalChanges, theirs: number, name: string): ReadChanges | undefined => {
+  try {
+    return readPetChanges(journal.after(theirs), name, undefined, theirs);
+  } catch {
+    return undefined;
+  }
 };
 
 /** The file's end after the keys' list: its closing brace, spaced or not. */

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DurableDataFile, DurableTextFile, type FileSystem, nodeFileSystem } from '../../../storage/durableFile/index.js';
 import { Journal, journalPath } from '../../../storage/durableFile/Journal.js';
+import { JournalChanges } from '../../../storage/durableFile/JournalChanges.js';
 import { journalWith } from './journalFixtures.js';
 
 /** Node's file functions, recording every buffer a journal's handle reads into. */
@@ -74,5 +75,40 @@ describe('Opening a journal after a crash', () => {
     expect(readInto).toHaveLength(1);
     expect(readInto[0]!.byteLength).toBe(0);
     await text.release();
+  });
+
+  it('Should lend its first changes to another thread as a copy, keep them all readable here, and give the rest after them', async () => {
+    const changes = ['{"a":1}', '{"name":"Zoë"}', '{"c":3}', '{"d":4}'];
+    const { file, journal } = await journalWith(changes);
+    await journal.close();
+    const opened = await Journal.open(nodeFileSystem, file, file);
+    const read = await opened.read();
+    await opened.close();
+    const lineBytes = changes.map((change) => 17 + Buffer.byteLength(change) + 1);
+    expect(read.countWithin(0)).toBe(0);
+    expect(read.countWithin(lineBytes[0]! + lineBytes[1]!)).toBe(2);
+    expect(read.countWithin(lineBytes[0]! + lineBytes[1]! - 1)).toBe(1);
+    expect(read.countWithin(Number.MAX_SAFE_INTEGER)).toBe(4);
+
+    const lent = read.lend(2)!;
+    expect(lent.transfer).toEqual([lent.changes.bytes.buffer]);
+    // A copy of the first two lines only: moving it leaves these bytes as they are.
+    const borrowed = JournalChanges.borrowed(structuredClone(lent.changes, { transfer: lent.transfer }));
+    expect([...borrowed]).toEqual(changes.slice(0, 2));
+    expect([...read]).toEqual(changes);
+    const after = read.after(2);
+    expect(after).toHaveLength(2);
+    expect([...after]).toEqual(changes.slice(2));
+    expect([...read.after(4)]).toEqual([]);
+    expect(read.lend(0)).toBeUndefined();
+
+    // All of them move: they are then read again from the journal, and not here.
+    const all = read.lend()!;
+    expect([...JournalChanges.borrowed(structuredClone(all.changes, { transfer: all.transfer }))]).toEqual(changes);
+    expect(() => [...read]).toThrow(/lent to another thread/);
+    const again = await read.readable();
+    expect(again === read).toBe(false);
+    expect([...again]).toEqual(changes);
+    fs.rmSync(journalPath(file));
   });
 });

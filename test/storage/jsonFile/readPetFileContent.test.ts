@@ -3,7 +3,14 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { StoredIdempotencyKey } from '../../../core/PetStorage.js';
 import type { Pet } from '../../../core/schemas/Pet.js';
-import { DataFileError, type FileReading, journalPath, NO_CHANGES, nodeFileSystem } from '../../../storage/durableFile/index.js';
+import {
+  DataFileError,
+  type FileReading,
+  type JournalChanges,
+  journalPath,
+  NO_CHANGES,
+  nodeFileSystem,
+} from '../../../storage/durableFile/index.js';
 import { Journal } from '../../../storage/durableFile/Journal.js';
 import { IdempotencyKeys } from '../../../storage/IdempotencyKeys.js';
 import { encodePetChange, replayPetChanges } from '../../../storage/jsonFile/PetChange.js';
@@ -287,46 +294,68 @@ describe('Reading a large data file a range at a time, its keys in a worker thre
       return lines;
     };
 
-    it.each([
-      ['many keys (its keys and journal read in a worker)', () => dataWith(3_000, 6_000), 40, 5],
-      ['few keys and a long journal (read in a worker)', () => dataWith(14_000, 500), 600, 20],
-      ['few keys and a short journal (read in this thread)', () => dataWith(14_000, 500), 20, 5],
-      ['keys, a sync part and a journal that changes it', () => dataWith(3_000, 6_000, sync), 40, 5],
-    ])('Should apply the journal of a large file with %s as the file read whole does', async (_, make, count, perLine) => {
-      const data = make();
-      const newSync = data.sync && { leases: [...data.sync.leases, { scope: SCOPE, first: 2_000_001, last: 2_000_500 }] };
-      const read = await journalOf(changesAfter(data, count, perLine, newSync));
-      const text = textOf(data);
-      const whole = toPetFileContent(parsePetFile(text, 'animals.json'));
-      replayPetChanges(whole, await read(), 'animals.json');
-      // Gone from the disk once read: the changes were replayed from what the start read, not read again.
-      const changes = await read();
-      fs.unlinkSync(read.file);
-      const streamed = await streamPetFile(readingOf(text), changes, 'animals.json');
-      expect(streamed).toBeDefined();
-      expect(whole.pets).toHaveLength(data.pets.length + count * perLine);
-      expect(whole.idempotencyKeys.size).toBe(data.idempotencyKeys.length + count * perLine);
-      expect(plain(streamed!.content)).toEqual(plain(whole));
-      if (newSync) expect(streamed!.content.sync).toEqual(newSync);
-      // The file's key lines end where the journal's keys begin.
-      expect(streamed!.keyLines).toEqual(keyLinesOf(text, data.idempotencyKeys.length));
-    });
+    /** How many of the journal's first changes the worker reads: all, none (all in this thread), or half. */
+    const shares: [string, (journal: JournalChanges) => number][] = [
+      ['the worker reads them', (journal) => journal.length],
+      ['this thread reads them', () => 0],
+      ['the worker reads half, this thread the rest', (journal) => Math.floor(journal.length / 2)],
+    ];
 
-    it('Should name the first change that is not valid, read again from the journal when the worker could not use it', async () => {
-      const data = dataWith(3_000, 6_000);
-      const lines = changesAfter(data, 3, 2);
-      lines.splice(1, 0, '{"format":2,"nextId":"many","pets":[],"idempotencyKeys":[]}');
-      const read = await journalOf(lines);
-      const text = textOf(data);
-      const expected = await thrown(() =>
-        replayPetChanges(toPetFileContent(parsePetFile(text, 'animals.json')), [...lines], 'animals.json'),
-      );
-      expect(expected).toBeInstanceOf(DataFileError);
-      expect((expected as Error).message).toMatch(/line 2 of its journal is not a valid change/);
-      const lent = await read();
-      const error = await thrown(() => readPetFileContent(readingOf(text), 'animals.json', lent));
-      expect(error).toBeInstanceOf(DataFileError);
-      expect((error as Error).message).toBe((expected as Error).message);
-    });
+    it.each([
+      ['many keys', () => dataWith(3_000, 6_000), 40, 5],
+      ['few keys and a long journal', () => dataWith(14_000, 500), 600, 20],
+      ['few keys and a short journal', () => dataWith(14_000, 500), 20, 5],
+      ['keys, a sync part and a journal that changes it', () => dataWith(3_000, 6_000, sync), 40, 5],
+    ])(
+      'Should apply the journal of a large file with %s as the file read whole does, whichever thread reads which changes',
+      async (_, make, count, perLine) => {
+        const data = make();
+        const newSync = data.sync && { leases: [...data.sync.leases, { scope: SCOPE, first: 2_000_001, last: 2_000_500 }] };
+        const read = await journalOf(changesAfter(data, count, perLine, newSync));
+        const text = textOf(data);
+        const whole = toPetFileContent(parsePetFile(text, 'animals.json'));
+        replayPetChanges(whole, await read(), 'animals.json');
+        expect(whole.pets).toHaveLength(data.pets.length + count * perLine);
+        expect(whole.idempotencyKeys.size).toBe(data.idempotencyKeys.length + count * perLine);
+        const changes = await Promise.all(shares.map(() => read()));
+        // Gone from the disk once read: the changes were replayed from what the start read, not read again.
+        fs.unlinkSync(read.file);
+        for (const [at, [, shareOf]] of shares.entries()) {
+          const streamed = await streamPetFile(readingOf(text), changes[at]!, 'animals.json', shareOf);
+          expect(streamed).toBeDefined();
+          expect(plain(streamed!.content)).toEqual(plain(whole));
+          if (newSync) expect(streamed!.content.sync).toEqual(newSync);
+          // The file's key lines end where the journal's keys begin.
+          expect(streamed!.keyLines).toEqual(keyLinesOf(text, data.idempotencyKeys.length));
+        }
+      },
+    );
+
+    it.each([...shares, ['the worker reads the first, valid one, this thread the rest', () => 1]] as typeof shares)(
+      'Should name the first change that is not valid, read again from the journal when a thread could not use it (%s)',
+      async (_, shareOf) => {
+        const data = dataWith(3_000, 6_000);
+        const lines = changesAfter(data, 3, 2);
+        lines.splice(1, 0, '{"format":2,"nextId":"many","pets":[],"idempotencyKeys":[]}');
+        const read = await journalOf(lines);
+        const text = textOf(data);
+        const expected = await thrown(() =>
+          replayPetChanges(toPetFileContent(parsePetFile(text, 'animals.json')), [...lines], 'animals.json'),
+        );
+        expect(expected).toBeInstanceOf(DataFileError);
+        expect((expected as Error).message).toMatch(/line 2 of its journal is not a valid change/);
+        const changes = await read();
+        // Named here, or left to the caller, which reads the file whole (when the worker gave the keys' part up).
+        const streamed = await streamPetFile(readingOf(text), changes, 'animals.json', shareOf).catch((error: unknown) => error);
+        if (streamed !== undefined) {
+          expect(streamed).toBeInstanceOf(DataFileError);
+          expect((streamed as Error).message).toBe((expected as Error).message);
+        }
+        // And so by a start, with the share it makes.
+        const atStart = await read();
+        const fromStart = await thrown(() => readPetFileContent(readingOf(text), 'animals.json', atStart));
+        expect((fromStart as Error).message).toBe((expected as Error).message);
+      },
+    );
   });
 });
