@@ -28,14 +28,24 @@ export interface DataFormat<T, C> {
 export const JOURNAL_MIN_BYTES = 16 * 1024 * 1024;
 
 /**
- * …and then once it outgrows the file, or once the two together outgrow this many: a start
- * parses the file and replays the journal, so this bounds what it reads (at a million
- * animals, a file of about 110 MB, a journal as large as the file would more than double the
- * start; measured: 16 MiB of keyed creates add about 0.2 s to a 2 s start, 32 MiB about
- * 0.8 s). Below it, a whole write comes once per the file's size of journal, so its cost
- * per create stays about a line's.
+ * …and then once it outgrows the file, or once a start would read more than this: the
+ * file's bytes and the journal's, each of those counted JOURNAL_BYTE_WEIGHT times. A start
+ * parses the file and replays the journal, so this bounds it (at a million animals, a file
+ * of about 110 MB, a journal as large as the file would more than double the start).
+ * Below it, a whole write comes once per the file's size of journal, so its cost per create
+ * stays about a line's.
  */
-export const JOURNAL_TOTAL_BYTES = 128 * 1024 * 1024;
+export const START_BYTES = 128 * 1024 * 1024;
+
+/**
+ * What a journal's byte costs a start against a file's. Measured with the built bin on two
+ * cores, 100,000 keys in the file (3 rounds on a busy host): 530,000 animals (67 MB) served
+ * after 1.5-1.9 s, with 33.5 MB of journal after 2.7-3.3 s, with 67 MB after 3.9-4.6 s; a
+ * million (106 MB) after 2.2-2.5 s, with 16.7 MB of journal after 2.6-3.4 s. Counted once,
+ * a journal beside the smaller file could reach 64 MiB, and a start after a crash there took
+ * more than twice the clean one.
+ */
+export const JOURNAL_BYTE_WEIGHT = 2;
 
 /**
  * lowdb's `Adapter` over a durable text file, as lowdb's own `DataFile` is over its text
@@ -51,7 +61,7 @@ export class DurableDataFile<T, C> implements Adapter<T> {
 
   /**
    * The data in `text`, written down by `format`; the journal is written into the file once
-   * it holds `journalMinBytes` and outgrows the file or, with the file, JOURNAL_TOTAL_BYTES.
+   * it holds `journalMinBytes` and outgrows the file or, with the file, START_BYTES.
    */
   constructor(text: DurableTextFile, format: DataFormat<T, C>, journalMinBytes = JOURNAL_MIN_BYTES) {
     this.#text = text;
@@ -95,16 +105,16 @@ export class DurableDataFile<T, C> implements Adapter<T> {
 
   /**
    * The journal's state. `outgrown`: it holds `journalMinBytes` and more than the file, or
-   * the two together outgrew JOURNAL_TOTAL_BYTES, so the data should be written whole: that
-   * write then costs at most about what the appends since the last one cost (a few times
-   * that beside a file of over 64 MiB), and a start reads at most the larger of 128 MiB and
-   * the file with 16 MiB of journal. `dirty`: an append failed and may have left its change
+   * the file and twice the journal outgrew START_BYTES, so the data should be written whole:
+   * that write then costs at most about what the appends since the last one cost (a few
+   * times that beside a file of over 43 MiB), and a start reads at most 128 MiB so counted,
+   * or the file with 16 MiB of journal. `dirty`: an append failed and may have left its change
    * in it, so the next write must be whole. `pending`: it holds changes the file does not.
    * `bytes` and `bound`: its size and the size past which it is outgrown.
    */
   get journal(): { outgrown: boolean; dirty: boolean; pending: boolean; bytes: number; bound: number } {
     const { file, journal, dirty } = this.#text.sizes;
-    const bound = Math.max(this.#journalMinBytes, Math.min(file, JOURNAL_TOTAL_BYTES - file));
+    const bound = Math.max(this.#journalMinBytes, Math.min(file, (START_BYTES - file) / JOURNAL_BYTE_WEIGHT));
     return { outgrown: journal > bound, dirty, pending: dirty || journal > 0, bytes: journal, bound };
   }
 }

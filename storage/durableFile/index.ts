@@ -7,7 +7,7 @@
  */
 export { inMebibytes } from './checkRoom.js';
 export { DataFileError, DataFileLockedError, type DataFileOwner } from './DataFileError.js';
-export { type Changes, type DataFormat, DurableDataFile, JOURNAL_MIN_BYTES, JOURNAL_TOTAL_BYTES } from './DurableDataFile.js';
+export { type Changes, type DataFormat, DurableDataFile, JOURNAL_BYTE_WEIGHT, JOURNAL_MIN_BYTES, START_BYTES } from './DurableDataFile.js';
 export { DurableTextFile, type FileReading } from './DurableTextFile.js';
 export { DurableWriteError, FileChangedError } from './DurableWriteError.js';
 export {

@@ -32,7 +32,8 @@ export interface JsonFileStorageOptions {
   keySweep?: KeySweepOptions;
   /**
    * The journal is written into the file once it holds more than this many bytes (16 MiB by
-   * default) and more than the file, or the two together more than 128 MiB: what a start reads.
+   * default) and more than the file, or the file and twice the journal more than 128 MiB
+   * (bounding what a start reads).
    */
   journalMinBytes?: number;
   /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DurableDataFile, type DurableTextFile, JOURNAL_MIN_BYTES, JOURNAL_TOTAL_BYTES } from '../../../storage/durableFile/index.js';
+import { DurableDataFile, type DurableTextFile, JOURNAL_BYTE_WEIGHT, JOURNAL_MIN_BYTES, START_BYTES } from '../../../storage/durableFile/index.js';
 
 const MiB = 1024 * 1024;
 
@@ -22,12 +22,17 @@ describe('when the journal is written into the document', () => {
     expect(journalOf(40 * MiB, 40 * MiB + 1).outgrown).toBe(true);
   });
 
-  it('Should keep the document and its journal under 128 MiB together, and no less than 16 MiB of journal, so a start at a million animals reads little more than the document', () => {
-    expect(JOURNAL_TOTAL_BYTES).toBe(128 * MiB);
-    expect(journalOf(80 * MiB, 48 * MiB).outgrown).toBe(false);
-    expect(journalOf(80 * MiB, 48 * MiB + 1).outgrown).toBe(true);
-    expect(journalOf(110 * MiB, 18 * MiB).outgrown).toBe(false);
-    expect(journalOf(110 * MiB, 18 * MiB + 1).outgrown).toBe(true);
+  it('Should keep the document and twice its journal under 128 MiB, and no less than 16 MiB of journal, so a start after a crash reads little more than the document', () => {
+    expect(START_BYTES).toBe(128 * MiB);
+    expect(JOURNAL_BYTE_WEIGHT).toBe(2);
+    // 64 MiB (about half a million animals beside 100,000 keys): 32 MiB, where it was 64.
+    expect(journalOf(64 * MiB, 32 * MiB).outgrown).toBe(false);
+    expect(journalOf(64 * MiB, 32 * MiB + 1).outgrown).toBe(true);
+    expect(journalOf(80 * MiB, 24 * MiB).outgrown).toBe(false);
+    expect(journalOf(80 * MiB, 24 * MiB + 1).outgrown).toBe(true);
+    // A million animals: the least.
+    expect(journalOf(100 * MiB, 16 * MiB).outgrown).toBe(false);
+    expect(journalOf(100 * MiB, 16 * MiB + 1).outgrown).toBe(true);
     expect(journalOf(200 * MiB, 16 * MiB).outgrown).toBe(false);
     expect(journalOf(200 * MiB, 16 * MiB + 1).outgrown).toBe(true);
   });
@@ -35,8 +40,8 @@ describe('when the journal is written into the document', () => {
   it('Should write a small document whole once its journal outgrows it, when told a lower minimum', () => {
     expect(journalOf(4096, 4096, 0).outgrown).toBe(false);
     expect(journalOf(4096, 4097, 0).outgrown).toBe(true);
-    expect(journalOf(100 * MiB, 28 * MiB, 0).outgrown).toBe(false);
-    expect(journalOf(100 * MiB, 28 * MiB + 1, 0).outgrown).toBe(true);
+    expect(journalOf(100 * MiB, 14 * MiB, 0).outgrown).toBe(false);
+    expect(journalOf(100 * MiB, 14 * MiB + 1, 0).outgrown).toBe(true);
   });
 
   it('Should say the journal holds changes the document does not, whenever it is not empty', () => {
