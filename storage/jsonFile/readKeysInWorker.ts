@@ -38,9 +38,9 @@ const spawnKeysWorker = (): Worker => {
  * the worker could not run: the caller then reads the file the usual way, in this thread.
  * The changes' bytes go to the worker (see `JournalChanges.lend`: all of them move, fewer
  * are copied; the worker frees them): should it not read them, the caller reads them again
- * (`JournalChanges.readable`). The worker starts at once and loads while the bytes are
- * read; they move to it (not copied, when they are the whole of their buffer) and are its
- * own after. At a million animals and 100,000 keys, the keys took about half a second of a
+ * (`JournalChanges.readable`). The worker starts at once and loads while the keys' bytes
+ * are read; they move to it (not copied, when they are the whole of their buffer) and are
+ * its own after. At a million animals and 100,000 keys, the keys took about half a second of a
  * 2.6 s start (their JSON, the collector, the queue), which runs beside the animals' parse.
  * Never rejects.
  */

@@ -152,8 +152,8 @@ const readPets = async (file: FileReading, from: number, end: number, chunk: Buf
  * threads (`shareOf` says how many of the first the worker reads; `workerShareOf` but in
  * tests): the worker reads them after the file's keys, this thread the rest after the
  * animals, and their keys join the queue after the worker's. At a million animals a journal
- * near its bound (27 MB) took 0.7 s of this thread to replay after the animals, where the
- * worker, done with the keys in about half their time, had the rest to spare; beside half
+ * of 27 MB took 0.7 s of this thread to replay after the animals, where the worker, done
+ * with the keys in about half their time, had the rest to spare; beside half
  * as many, this thread waited a second or more while the worker read a long journal alone.
  * Should either share not be read, the whole journal is replayed here (a change that is not
  * valid throws a DataFileError naming its line; `undefined` lets the caller replay them too).

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { DurableDataFile, type DurableTextFile, JOURNAL_BYTE_WEIGHT, JOURNAL_MIN_BYTES, START_BYTES } from '../../../storage/durableFile/index.js';
+import {
+  DurableDataFile,
+  type DurableTextFile,
+  JOURNAL_BYTE_WEIGHT,
+  JOURNAL_MIN_BYTES,
+  START_BYTES,
+} from '../../../storage/durableFile/index.js';
 
 const MiB = 1024 * 1024;
 
