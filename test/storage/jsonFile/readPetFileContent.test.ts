@@ -222,6 +222,46 @@ describe('Reading a large data file a range at a time, its keys in a worker thre
     },
   );
 
+  it("Should read animals over many chunks, each chunk's cut-off item put before the next one's bytes, as parsePetFile does", async () => {
+    const data = dataWith(70_000, 100);
+    // Names of many lengths, with multi-byte characters (and some an item's end), so chunks end anywhere in an item.
+    data.pets = data.pets.map((pet, at) => ({ ...pet, name: `${'Zoë 🐕 '.repeat(at % 31)}${at % 50 === 0 ? '},' : ''}${pet.name}` }));
+    const text = textOf(data);
+    expect(Buffer.byteLength(text)).toBeGreaterThan(8 * 1024 * 1024);
+    const streamed = await streamPetFile(readingOf(text), NO_CHANGES, 'animals.json');
+    expect(streamed).toBeDefined();
+    expect(plain(streamed!.content)).toEqual(plain(toPetFileContent(parsePetFile(text, 'animals.json'))));
+  });
+
+  it('Should give a file with a damaged animal up, and fail on a read error, with no read of it left running', async () => {
+    const data = dataWith(40_000, 100);
+    const text = textOf(data);
+    const damaged = text.replace('{"id":20000,', '{"id":20000,,');
+    /** The file, its reads each taking a moment; a read of the animals' list from `failAt` on fails. */
+    const watched = (source: string, failAt = Number.POSITIVE_INFINITY) => {
+      const reading = readingOf(source);
+      let running = 0;
+      const bytes: FileReading['bytes'] = async (position, length, into) => {
+        running++;
+        try {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          if (position >= failAt && position < source.indexOf('],"idempotencyKeys"')) throw new Error('EIO: i/o error, read');
+          return await reading.bytes(position, length, into);
+        } finally {
+          running--;
+        }
+      };
+      return { reading: { ...reading, bytes }, running: () => running };
+    };
+    const givenUp = watched(damaged);
+    expect(await streamPetFile(givenUp.reading, NO_CHANGES, 'animals.json')).toBeUndefined();
+    expect(givenUp.running()).toBe(0);
+    // A read in the middle of the animals' list.
+    const failing = watched(text, 2 * 1024 * 1024);
+    await expect(streamPetFile(failing.reading, NO_CHANGES, 'animals.json')).rejects.toThrow(/EIO/);
+    expect(failing.running()).toBe(0);
+  });
+
   it('Should read names and keys holding the texts a file is cut at as they are', async () => {
     const data = dataWith(16_000, 5_000);
     // Every 100th name holds an item's end; the last key's text is the keys' field, and a name the sync field.
