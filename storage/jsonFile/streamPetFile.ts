@@ -177,13 +177,13 @@ export const streamPetFile = async (
   const bytes = file
     .bytes(keysStart, keysLength, Buffer.allocUnsafeSlow(keysLength))
     .then((read) => (read.byteLength < keysLength ? undefined : read));
-  // The journal's first changes are read in the worker, the rest here (all of them with the keys, when the keys are read here).
+  // The journal's first changes are read in the worker, the rest here (all of them, when the keys are read here too).
   const share = journal ? shareOf(journal, petsEnd - header[0].length, keysLength) : 0;
   const inWorker = keysLength >= WORKER_FROM || share > 0;
-  const theirs = inWorker ? share : (journal?.length ?? 0);
+  const theirs = inWorker ? share : 0;
   const keys: Promise<KeysPart | undefined> = inWorker
     ? readKeysInWorker(bytes, journal, theirs)
-    : bytes.then((read) => read && readKeysPart(read, journal));
+    : bytes.then((read) => read && readKeysPart(read));
   let pets: unknown[] | undefined;
   let ours: ReadChanges | undefined;
   try {
