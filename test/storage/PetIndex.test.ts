@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Pet } from '../../core/schemas/Pet.js';
 import { PET_STATUSES } from '../../core/schemas/PetStatus.js';
@@ -67,5 +68,33 @@ describe('PetIndex list cost', () => {
     expect(index.get(77_777)?.id).toBe(77_777);
     expect(index.get(100_001)).toBeUndefined();
     expect(reads.count).toBeLessThanOrEqual(2 * (Math.ceil(Math.log2(100_000)) + 2) + 1);
+  });
+});
+
+describe('PetIndex built from a list', () => {
+  const petsArbitrary = fc.array(fc.record({ id: fc.integer({ min: 1, max: 60 }), status: fc.constantFrom(...PET_STATUSES) }), {
+    maxLength: 40,
+  });
+
+  it('Should answer every page and lookup as an index the same animals were added to one by one, ascending or not', () => {
+    fc.assert(
+      fc.property(petsArbitrary, fc.boolean(), (drawn, ascending) => {
+        const unique = [...new Map(drawn.map((pet) => [pet.id, pet])).values()];
+        if (ascending) unique.sort((a, b) => a.id - b.id);
+        const pets = unique.map(({ id, status }): Pet => ({ id, name: `Animal ${id}`, categoryId: 1, status }));
+        const built = new PetIndex(pets);
+        const added = new PetIndex();
+        for (const pet of pets) added.add({ ...pet });
+        expect(built.size).toBe(added.size);
+        expect(built.lastId).toBe(added.lastId);
+        for (const status of [undefined, ...PET_STATUSES]) {
+          for (const after of [0, ...pets.map((pet) => pet.id)]) {
+            const ids = (index: PetIndex) => index.list({ after, limit: 7, status }).map((pet) => pet.id);
+            expect(ids(built)).toEqual(ids(added));
+          }
+        }
+        for (let id = 0; id <= 61; id++) expect(built.get(id)?.id).toBe(added.get(id)?.id);
+      }),
+    );
   });
 });
