@@ -31,8 +31,8 @@ export interface JsonFileStorageOptions {
   /** How expired Idempotency-Keys are forgotten (tests shorten it). */
   keySweep?: KeySweepOptions;
   /**
-   * The journal is written into the file once it holds more than this many bytes (16 MiB by
-   * default) and more than the file, or the file and twice the journal more than 128 MiB
+   * The journal is written into the file once it holds more than this many bytes (8 MiB by
+   * default) and more than the file, or the file and twice the journal more than 120 MiB
    * (bounding what a start reads).
    */
   journalMinBytes?: number;

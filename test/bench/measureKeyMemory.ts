@@ -3,7 +3,7 @@
  * and RSS after a full GC, divided by the creates. Run alone:
  * `node --expose-gc --import tsx test/bench/measureKeyMemory.ts [creates] [nameLength] [memory|file]`.
  * The data file's creates go 500 at a time (group commit), and its journal is written whole
- * from 1 MiB on (16 MiB in a server); memory is read after the file is closed and opened
+ * from 1 MiB on (8 MiB in a server); memory is read after the file is closed and opened
  * again, as a server holds it after a restart, so plain and keyed runs alike hold the
  * animals' bytes a whole write keeps.
  */

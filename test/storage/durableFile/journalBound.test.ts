@@ -17,10 +17,10 @@ const journalOf = (file: number, journal: number, journalMinBytes?: number) => {
 };
 
 describe('when the journal is written into the document', () => {
-  it('Should wait until the journal outgrows a small document and 16 MiB', () => {
-    expect(JOURNAL_MIN_BYTES).toBe(16 * MiB);
-    expect(journalOf(1 * MiB, 16 * MiB).outgrown).toBe(false);
-    expect(journalOf(1 * MiB, 16 * MiB + 1).outgrown).toBe(true);
+  it('Should wait until the journal outgrows a small document and 8 MiB', () => {
+    expect(JOURNAL_MIN_BYTES).toBe(8 * MiB);
+    expect(journalOf(1 * MiB, 8 * MiB).outgrown).toBe(false);
+    expect(journalOf(1 * MiB, 8 * MiB + 1).outgrown).toBe(true);
   });
 
   it('Should write a mid-sized document whole once its journal outgrows it, as writing it costs once per its size of journal', () => {
@@ -28,26 +28,27 @@ describe('when the journal is written into the document', () => {
     expect(journalOf(40 * MiB, 40 * MiB + 1).outgrown).toBe(true);
   });
 
-  it('Should keep the document and twice its journal under 128 MiB, and no less than 16 MiB of journal, so a start after a crash reads little more than the document', () => {
-    expect(START_BYTES).toBe(128 * MiB);
+  it('Should keep the document and twice its journal under 120 MiB, and no less than 8 MiB of journal, so a start after a crash reads little more than the document', () => {
+    expect(START_BYTES).toBe(120 * MiB);
     expect(JOURNAL_BYTE_WEIGHT).toBe(2);
-    // 64 MiB (about half a million animals beside 100,000 keys): 32 MiB, where it was 64.
-    expect(journalOf(64 * MiB, 32 * MiB).outgrown).toBe(false);
-    expect(journalOf(64 * MiB, 32 * MiB + 1).outgrown).toBe(true);
-    expect(journalOf(80 * MiB, 24 * MiB).outgrown).toBe(false);
-    expect(journalOf(80 * MiB, 24 * MiB + 1).outgrown).toBe(true);
-    // A million animals: the least.
-    expect(journalOf(100 * MiB, 16 * MiB).outgrown).toBe(false);
-    expect(journalOf(100 * MiB, 16 * MiB + 1).outgrown).toBe(true);
-    expect(journalOf(200 * MiB, 16 * MiB).outgrown).toBe(false);
-    expect(journalOf(200 * MiB, 16 * MiB + 1).outgrown).toBe(true);
+    // 64 MiB (about half a million animals beside 100,000 keys): 28 MiB.
+    expect(journalOf(64 * MiB, 28 * MiB).outgrown).toBe(false);
+    expect(journalOf(64 * MiB, 28 * MiB + 1).outgrown).toBe(true);
+    // About a million animals and 100,000 keys: 10 MiB.
+    expect(journalOf(100 * MiB, 10 * MiB).outgrown).toBe(false);
+    expect(journalOf(100 * MiB, 10 * MiB + 1).outgrown).toBe(true);
+    // From 104 MiB on: the least.
+    expect(journalOf(110 * MiB, 8 * MiB).outgrown).toBe(false);
+    expect(journalOf(110 * MiB, 8 * MiB + 1).outgrown).toBe(true);
+    expect(journalOf(200 * MiB, 8 * MiB).outgrown).toBe(false);
+    expect(journalOf(200 * MiB, 8 * MiB + 1).outgrown).toBe(true);
   });
 
   it('Should write a small document whole once its journal outgrows it, when told a lower minimum', () => {
     expect(journalOf(4096, 4096, 0).outgrown).toBe(false);
     expect(journalOf(4096, 4097, 0).outgrown).toBe(true);
-    expect(journalOf(100 * MiB, 14 * MiB, 0).outgrown).toBe(false);
-    expect(journalOf(100 * MiB, 14 * MiB + 1, 0).outgrown).toBe(true);
+    expect(journalOf(110 * MiB, 5 * MiB, 0).outgrown).toBe(false);
+    expect(journalOf(110 * MiB, 5 * MiB + 1, 0).outgrown).toBe(true);
   });
 
   it('Should say the journal holds changes the document does not, whenever it is not empty', () => {
