@@ -117,6 +117,7 @@ export class PetIndex {
     return true;
   }
 
+  /** How many animals the index holds. */
   get size(): number {
     return this.#all.length;
   }
