@@ -157,6 +157,9 @@ const createServeOutput = (settings: ServeSettings): ServeOutput => {
   return { log, writers };
 };
 
+/** How soon after a signal npm's copy of it arrives, at most: a second signal later than this is a person's. */
+const NPM_COPY_MS = 500;
+
 /** `animal-store serve`: serves until SIGTERM or SIGINT (SIGHUP does not stop it), then exits 0; exits 1 when it cannot start. */
 const run = async (settings: ServeSettings) => {
   const output = createServeOutput(settings);
@@ -174,14 +177,23 @@ const run = async (settings: ServeSettings) => {
   }
   log.info(`listening on ${server.url}`, { url: server.url });
 
-  let stopping = false;
+  const startedByNpm = process.env.npm_command !== undefined;
+  /** Why and when the stop began, and whether npm's copy of its signal came since. */
+  let stopping: { why: string; at: number; copied: boolean } | undefined;
   /** Stops for `why`: a signal's name, or the parent's end. */
   const stop = (why: string) => {
     if (stopping) {
+      // Ctrl-C in a terminal signals npm and the server alike, and npm passes its signal on:
+      // under npm, one repeat of the same signal right after it is that copy, not a second press.
+      const copy = startedByNpm && !stopping.copied && why === stopping.why && performance.now() - stopping.at < NPM_COPY_MS;
+      if (copy) {
+        stopping.copied = true;
+        return;
+      }
       log.error(`${why} again: exiting without waiting`);
       process.exit(1);
     }
-    stopping = true;
+    stopping = { why, at: performance.now(), copied: false };
     if (!settings.quiet) log.info(`${why}: finishing in-flight requests, then stopping`);
     server.close().then(
       () => process.exit(0),
@@ -198,7 +210,7 @@ const run = async (settings: ServeSettings) => {
   if (settings.keyFiles.length > 0) watchKeyFiles(settings.keyFiles, () => reloadKeys('a keys file changed'));
   // Started by npm (npx, npm exec, npm start): stopping npm stops the server, even where the
   // signal never reaches it (npx runs the bin through a shell that does not pass it on).
-  if (process.env.npm_command !== undefined) watchParent(() => stop('npm, which started the server, has stopped'));
+  if (startedByNpm) watchParent(() => stop('npm, which started the server, has stopped'));
 };
 
 /** `animal-store init-worker DIR`: writes the worker script, says where, or why not (exit 1). */

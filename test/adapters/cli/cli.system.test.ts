@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { track, waitForOutput } from '../../support/nodeProcess.js';
@@ -12,10 +12,10 @@ const started = (args: string[], env?: Record<string, string>) => startCli(args,
 
 const authed = (key: string) => ({ authorization: `Bearer ${key}` });
 
-/** Runs `npm start -- --port 0 --memory --api-key …` as the README does, in a process group of its own. */
-const startNpm = () =>
+/** Runs `npm start -- --port 0 --memory --api-key …` as the README does (or with `storage` for `--memory`), in a process group of its own. */
+const startNpm = (storage = ['--memory']) =>
   track(
-    spawn('npm', ['start', '--silent', '--', '--port', '0', '--memory', '--api-key', 'cli-test-key-0123456'], {
+    spawn('npm', ['start', '--silent', '--', '--port', '0', ...storage, '--api-key', 'cli-test-key-0123456'], {
       cwd: REPO_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
@@ -140,6 +140,27 @@ describe('animal-store serve (the real CLI over HTTP)', () => {
       process.kill(-npm.pid, 'SIGTERM');
       await npm.exited;
     }
+  });
+
+  it("stops cleanly on Ctrl-C in npm start's terminal (SIGINT to npm and the server both): exit 0, the data file one document, no journal left", async () => {
+    const file = join(tempFolder(), 'animals.json');
+    const npm = startNpm(['--data', file]);
+    const url = await waitForListening(npm);
+    const created = await fetch(`${url}/pets`, {
+      method: 'POST',
+      headers: { ...authed('cli-test-key-0123456'), 'content-type': 'application/json', 'idempotency-key': 'ctrl-c-1' },
+      body: JSON.stringify({ name: 'Rex', categoryId: 3 }),
+    });
+    expect(created.status).toBe(201);
+    expect(existsSync(`${file}.journal`)).toBe(true);
+    // What a terminal does on Ctrl-C: the signal to every process of the foreground group; npm passes its own on too.
+    process.kill(-npm.pid, 'SIGINT');
+    expect((await npm.exited).code).toBe(0);
+    expect(npm.stderr()).not.toContain('again');
+    expect(existsSync(`${file}.journal`)).toBe(false);
+    const document = JSON.parse(readFileSync(file, 'utf8'));
+    expect(document.pets).toEqual([{ id: 1, name: 'Rex', categoryId: 3, status: 'available' }]);
+    expect(document.idempotencyKeys).toHaveLength(1);
   });
 
   it('npm start is the server itself: SIGTERM to npm stops it, frees the port and leaves no process behind', async () => {
