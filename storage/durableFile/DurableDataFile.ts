@@ -5,9 +5,6 @@ import type { FilePart } from './FilePart.js';
 import type { JournalSpot } from './Journal.js';
 import type { JournalChanges } from './JournalChanges.js';
 
-/** A journal's changes, oldest first: a `JournalChanges`, or an array of them. */
-export type Changes = Iterable<string> & { readonly length: number };
-
 /** How the data is written down: text to data and back, and a change to a line and back. */
 export interface DataFormat<T, C> {
   /**

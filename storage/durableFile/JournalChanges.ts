@@ -1,7 +1,6 @@
 /** @module A journal's changes as read: their bytes, each change's text made only when it is replayed. */
 import { hash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { Changes } from './DurableDataFile.js';
 import { freeableBuffer, freeBuffer } from './freeableBuffer.js';
 
 /** The bytes before a change's text in its line: the checksum (16 hex digits) and a space. */
@@ -16,6 +15,9 @@ const LINE_BREAK = 0x0a;
  * read at a start makes: no Hash object to build and collect each time.
  */
 export const checksumOf = (change: string | Uint8Array): string => hash('sha256', change, 'hex').slice(0, 16);
+
+/** A journal's changes, oldest first: a `JournalChanges`, or an array of them. */
+export type Changes = Iterable<string> & { readonly length: number };
 
 /** A journal's changes as another thread is sent them: bytes that were checked, and where each line ends. */
 export interface LentChanges {

@@ -7,7 +7,7 @@
  */
 export { inMebibytes } from './checkRoom.js';
 export { DataFileError, DataFileLockedError, type DataFileOwner } from './DataFileError.js';
-export { type Changes, type DataFormat, DurableDataFile, JOURNAL_BYTE_WEIGHT, JOURNAL_MIN_BYTES, START_BYTES } from './DurableDataFile.js';
+export { type DataFormat, DurableDataFile, JOURNAL_BYTE_WEIGHT, JOURNAL_MIN_BYTES, START_BYTES } from './DurableDataFile.js';
 export { DurableTextFile, type FileReading } from './DurableTextFile.js';
 export { DurableWriteError, FileChangedError } from './DurableWriteError.js';
 export {
@@ -26,7 +26,7 @@ export { findDanglingLink } from './findDanglingLink.js';
 export { folderFailureReason } from './folderFailureReason.js';
 export { freeableBytes, freeBuffer } from './freeableBuffer.js';
 export { type JournalSpot, journalPath, readJournal } from './Journal.js';
-export { JournalChanges, type LentChanges, NO_CHANGES } from './JournalChanges.js';
+export { type Changes, JournalChanges, type LentChanges, NO_CHANGES } from './JournalChanges.js';
 export { realPathOf } from './realPathOf.js';
 export { createFolderDurably } from './syncFolder.js';
 export { systemErrorReason } from './systemErrorReason.js';
