@@ -90,7 +90,11 @@ export class PetFile {
     this.#warn = warn;
     this.#idFloor = db.data.nextId;
     this.#health = new WriteHealth(() => text.probe());
-    this.#preparation = new WritePreparation(serializer, () => db.data);
+    this.#preparation = new WritePreparation(
+      serializer,
+      () => db.data,
+      (offset, length, into) => text.readOwnBytes(offset, length, into),
+    );
     this.#queue = new WriteQueue(text.name, () => this.#reloadIfChanged());
   }
 

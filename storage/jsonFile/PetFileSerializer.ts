@@ -3,11 +3,13 @@
 import type { Pet } from '../../core/schemas/Pet.js';
 import { byteLengthOf, copyOwnBytes, type FilePart, freeableBytes, freeBuffer, type JournalSpot, Scratch } from '../durableFile/index.js';
 import { IdempotencyKeys } from '../IdempotencyKeys.js';
+import { findPetLines } from './findPetLines.js';
 import { JournalKeys, type ReadJournalBytes } from './JournalKeys.js';
 import { KeyLines, type ReadOwnBytes } from './KeyLines.js';
 import { encodePetChange, type KeysInChange, type PetChange } from './PetChange.js';
 import type { PetFileContent } from './PetFileContent.js';
 import { type PetFileData, petJson } from './PetFileData.js';
+import type { PetLines } from './streamPetFile.js';
 
 /** How many animals share one cached chunk: small enough to redo cheaply, large enough to be few. */
 const CHUNK_SIZE = 4096;
@@ -64,6 +66,8 @@ export class PetFileSerializer {
   #serializedPets: WrittenPets | undefined;
   /** Where the file holds them, once it did (`written`): the next whole write copies them from there. */
   #writtenPets: WrittenPets | undefined;
+  /** Where the file the start read holds its animals (see `read`), until found an animal a line, or the file or the list changes. */
+  #petLines: PetLines | undefined;
   /** Where the cached tail starts (a chunk boundary), or -1 when nothing is cached after the chunks. */
   #tailStart = -1;
   /** The cached bytes of animals from `#tailStart` on, in the order written. */
@@ -103,7 +107,11 @@ export class PetFileSerializer {
   serialize(content: PetFileContent): FilePart[];
   serialize({ format, nextId, pets, idempotencyKeys, sync }: PetFileData | PetFileContent): FilePart[] {
     const running = idempotencyKeys instanceof IdempotencyKeys;
-    if (running) this.#wholeWrites++;
+    if (running) {
+      this.#wholeWrites++;
+      // This write replaces the file the start read: its animals' lines are no longer there to find.
+      this.#petLines = undefined;
+    }
     const parts: FilePart[] = [Buffer.from(`{"format":${format},"nextId":${nextId},"pets":[`)];
     const fullChunks = Math.floor(pets.length / CHUNK_SIZE);
     // Until `written` says the write succeeded, the file may be another one than the chunks' offsets name.
@@ -143,9 +151,15 @@ export class PetFileSerializer {
     this.#writtenKeys = this.#serializedKeys;
     if (this.#writtenKeys) this.#journalKeys.forgetBefore(this.#writtenKeys.end);
     this.#writtenPets = this.#serializedPets;
-    // The file holds those chunks now: their bytes are read back from it, not kept (about
-    // 110 MB at a million animals), and their memory goes back at once, not at the next full
-    // collection (this write was the last to read them).
+    this.#dropChunksInFile();
+  }
+
+  /**
+   * Frees the cached chunks the file holds now (`#writtenPets`): their bytes are read back
+   * from it, not kept (about 110 MB at a million animals), and their memory goes back at
+   * once, not at the next full collection.
+   */
+  #dropChunksInFile(): void {
     for (let index = 0; index < (this.#writtenPets?.chunks ?? 0); index++) {
       const chunk = this.#chunks[index];
       if (chunk) freeBuffer(chunk);
@@ -183,9 +197,11 @@ export class PetFileSerializer {
    * too. `KeyLines.reuse` checks, a line at a time, the lines of the keys that expired
    * before that write; the write copies the rest as the file holds them, which are the keys
    * the file was parsed into (a layout edited by hand inside the list stays valid JSON, and
-   * is written one key a line once a check meets it).
+   * is written one key a line once a check meets it). Likewise `petLines`, where the file's
+   * animals lie: once `prepare` finds them an animal a line, that write copies them too.
    */
-  read(content: PetFileContent, keyLines: { offset: number; length: number; end: number } | undefined): void {
+  read(content: PetFileContent, keyLines: { offset: number; length: number; end: number } | undefined, petLines?: PetLines): void {
+    this.#petLines = petLines;
     this.#serializedKeys = undefined;
     const keys = content.idempotencyKeys;
     this.#writtenKeys = keyLines && keyLines.end > keys.first ? { queue: keys, start: keys.first, ...keyLines } : undefined;
@@ -208,6 +224,7 @@ export class PetFileSerializer {
 
   /** Forgets the bytes of animals from position `length` on, which are about to change. */
   forgetFrom(length: number): void {
+    if (this.#petLines && length < this.#petLines.count) this.#petLines = undefined;
     const chunks = Math.floor(length / CHUNK_SIZE);
     this.#chunks.length = Math.min(this.#chunks.length, chunks);
     if ((this.#writtenPets?.chunks ?? 0) > chunks) this.#writtenPets = undefined;
@@ -223,11 +240,13 @@ export class PetFileSerializer {
   /**
    * Serialises the full chunks of `pets` ahead of the first write, one chunk per turn of the
    * event loop so requests are served in between; at a million animals this moves about a
-   * second from the first create to the quiet time after opening. With `keys`, the keys'
-   * lines too, a thousand a turn: for a whole write about to come, which then encodes only
-   * the keys that arrived meanwhile (their bytes are dropped after it). With `readOwnBytes`,
-   * the lines of the keys the last whole write put in the file are found there, to be
-   * copied by the write, not encoded again: at 300,000 keys encoding took about 0.8 s of the
+   * second from the first create to the quiet time after opening. With `readOwnBytes`, the
+   * animals of the file the start read are found there first, when it lies an animal a
+   * line (see `#findPetLinesInFile`), and only those that came since are encoded. With
+   * `keys`, the keys' lines too, a thousand a turn: for a whole write about to come, which
+   * then encodes only the keys that arrived meanwhile (their bytes are dropped after it).
+   * With `readOwnBytes` too, the lines of the keys the last whole write put in the file are
+   * found there, to be copied by the write, not encoded again: at 300,000 keys encoding took about 0.8 s of the
    * server's one thread at each whole write, where copying the same 80 MB takes a few
    * milliseconds of it. With `readJournalBytes`, the keys that came since are copied from
    * their journal lines (see JournalKeys), and only those no line this process appended
@@ -243,6 +262,7 @@ export class PetFileSerializer {
       readJournalBytes,
     }: { keys?: boolean; readOwnBytes?: ReadOwnBytes; readJournalBytes?: ReadJournalBytes } = {},
   ): Promise<void> {
+    if (readOwnBytes) await this.#findPetLinesInFile(pets, readOwnBytes, stopped);
     for (let index = 0; (index + 1) * CHUNK_SIZE <= pets.length && !stopped(); index++) {
       if (index < (this.#writtenPets?.chunks ?? 0) || this.#chunks[index]) continue;
       this.#chunk(pets, index);
@@ -291,6 +311,31 @@ export class PetFileSerializer {
       }
     }
     await this.#keyLines.prepare(idempotencyKeys, stopped);
+  }
+
+  /**
+   * Notes the full chunks of the animals the start read as the file's (`#writtenPets`) once
+   * `findPetLines` finds them there an animal a line, as this serialiser writes them: the
+   * next whole write copies them, as each whole write copies the one before's. Encoded
+   * instead, they took about a second of the server's thread after a start at a million
+   * animals, and about 75 MB more of its memory until that write.
+   */
+  async #findPetLinesInFile(pets: readonly Pet[], read: ReadOwnBytes, stopped: () => boolean): Promise<void> {
+    const lines = this.#petLines;
+    const chunks = lines ? Math.floor(Math.min(lines.count, pets.length) / CHUNK_SIZE) : 0;
+    if (!lines || chunks === 0 || this.#writtenPets) return;
+    // Not once a whole write replaced the file, or the list was cut back, meanwhile.
+    const moved = () => stopped() || this.#petLines !== lines || this.#writtenPets !== undefined;
+    const scratch = new Scratch();
+    let length: number | undefined;
+    try {
+      length = await findPetLines(read, lines, chunks * CHUNK_SIZE, moved, scratch);
+    } finally {
+      scratch.free();
+    }
+    if (length === undefined || moved()) return;
+    this.#writtenPets = { chunks, offset: lines.offset, length };
+    this.#dropChunksInFile();
   }
 
   /** The bytes of full chunk `index`, from the cache when made before. */

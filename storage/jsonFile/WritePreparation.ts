@@ -1,22 +1,25 @@
-/** @module Encodes, in the background, the bytes of what a data file already holds, so its first write costs what later ones cost. */
+/** @module Readies, in the background, the bytes of what a data file already holds (found in the file, or encoded), so its first write costs what later ones cost. */
+import type { ReadOwnBytes } from './KeyLines.js';
 import type { PetFileContent } from './PetFileContent.js';
 import type { PetFileSerializer } from './PetFileSerializer.js';
 
 /**
  * Runs the serialiser's `prepare` over the current content after opening and again after
- * each reload, a chunk per turn of the event loop; a reload or `stop` abandons the
- * preparation of the content it replaced.
+ * each reload, a chunk per turn of the event loop, finding in the file (`readOwnBytes`) the
+ * animals it holds; a reload or `stop` abandons the preparation of the content it replaced.
  */
 export class WritePreparation {
   readonly #serializer: PetFileSerializer;
   readonly #content: () => PetFileContent;
+  readonly #readOwnBytes: ReadOwnBytes;
   /** Bumped when the content is replaced, which stops preparing bytes of the old content. */
   #generation = 0;
   #running = false;
 
-  constructor(serializer: PetFileSerializer, content: () => PetFileContent) {
+  constructor(serializer: PetFileSerializer, content: () => PetFileContent, readOwnBytes: ReadOwnBytes) {
     this.#serializer = serializer;
     this.#content = content;
+    this.#readOwnBytes = readOwnBytes;
   }
 
   /** Starts preparing the current content. */
@@ -39,6 +42,8 @@ export class WritePreparation {
 
   #prepare(): void {
     const generation = this.#generation;
-    void this.#serializer.prepare(this.#content(), () => !this.#running || generation !== this.#generation);
+    void this.#serializer.prepare(this.#content(), () => !this.#running || generation !== this.#generation, {
+      readOwnBytes: this.#readOwnBytes,
+    });
   }
 }

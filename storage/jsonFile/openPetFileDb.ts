@@ -33,8 +33,8 @@ export const openPetFileDb = async (realFile: string, name: string, fs: FileSyst
       text,
       {
         parse: async (file, changes) => {
-          const { content, keyLines } = await readPetFileContent(file, name, changes);
-          serializer.read(content, keyLines);
+          const { content, keyLines, petLines } = await readPetFileContent(file, name, changes);
+          serializer.read(content, keyLines, petLines);
           return content;
         },
         serialize: (data) => serializer.serialize(data),

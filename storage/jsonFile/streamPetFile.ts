@@ -76,6 +76,20 @@ const SPACING_BYTES = 64;
 export interface ReadContent {
   content: PetFileContent;
   keyLines: { offset: number; length: number; end: number } | undefined;
+  /**
+   * Where the file's animals' list lies (bytes from after its `[` to its `]`) and how many
+   * animals it holds, the first of the content's: a whole write may copy their bytes, once
+   * `PetFileSerializer` has checked they lie an animal a line. Said only of a file read a
+   * range at a time, and only when the journal put no animal among the file's.
+   */
+  petLines?: PetLines | undefined;
+}
+
+/** Where a data file's animals' list lies, and how many animals it holds (see `ReadContent.petLines`). */
+export interface PetLines {
+  offset: number;
+  length: number;
+  count: number;
 }
 
 /** Where `needle` last occurs in the file, sought backwards a chunk at a time; -1 when nowhere. */
@@ -199,6 +213,8 @@ export const streamPetFile = async (
   if (!checked || !('data' in checked)) return undefined;
   const { lines } = part;
   const content = toPetFileContent(checked.data, IdempotencyKeys.fromSnapshot(part.snapshot));
+  const count = content.pets.length;
+  const lastInFile = content.pets[count - 1];
   if (journal) {
     // Each share read, in order; else the whole journal here, which names its first change that is not valid.
     const read = (theirs === 0 || part.changes) && (theirs === journal.length || ours);
@@ -207,7 +223,11 @@ export const streamPetFile = async (
       if (ours) addPetChanges(content, ours);
     } else replayPetChanges(content, await journal.readable(), name);
   }
-  return { content, keyLines: lines && { offset: keysStart + lines.start, length: lines.length, end: part.keysEnd } };
+  // A journal's animal with an id below the file's last is sorted in among the file's (an
+  // edit's ids: see `addPetChanges`); the file's animals are then no longer the content's first.
+  const offset = header[0].length;
+  const petLines = count > 0 && content.pets[count - 1] === lastInFile ? { offset, length: petsEnd - offset, count } : undefined;
+  return { content, keyLines: lines && { offset: keysStart + lines.start, length: lines.length, end: part.keysEnd }, petLines };
 };
 
 /** The journal's changes after the first `theirs` (the worker's), read; `undefined` when one is not valid. */

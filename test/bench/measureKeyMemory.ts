@@ -4,8 +4,8 @@
  * `node --expose-gc --import tsx test/bench/measureKeyMemory.ts [creates] [nameLength] [memory|file]`.
  * The data file's creates go 500 at a time (group commit), and its journal is written whole
  * from 1 MiB on (8 MiB in a server); memory is read after the file is closed and opened
- * again, as a server holds it after a restart, so plain and keyed runs alike hold the
- * animals' bytes a whole write keeps.
+ * again, as a server holds it after a restart: the animals and keys, not their bytes (the
+ * first whole write copies those from the file).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
