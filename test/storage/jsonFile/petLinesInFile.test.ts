@@ -105,6 +105,21 @@ describe('Finding the animals of a data file laid out an animal a line', () => {
     scratch.free();
   });
 
+  it('Should find the line breaks that fall at the edges of the megabytes it reads', async () => {
+    const piece = 1024 * 1024;
+    for (let shift = -3; shift <= 3; shift++) {
+      // A first line long enough that the second line's break falls at `piece + shift` (lines are checked as bytes, not as animals).
+      const first = `{"id":1,"name":"${'x'.repeat(piece + shift - 2 - '{"id":1,"name":""}'.length)}"}`;
+      const lines = [first, ...animals(2, 20).map(petJson)];
+      const list = Buffer.from(aLine(lines));
+      expect(list.indexOf('\n', 1)).toBe(piece + shift);
+      for (const count of [1, 2, 21]) expect(await find(list, 21, count)).toBe(Buffer.byteLength(`\n${lines.slice(0, count).join(',\n')}`));
+      const broken = Buffer.from(list);
+      broken[piece + shift - 1] = 0x20;
+      expect(await find(broken, 21, 21)).toBeUndefined();
+    }
+  });
+
   it('Should give, for any animals and any count of them, exactly the bytes the serialiser makes of that many', async () => {
     const pet = fc.record({
       id: fc.integer({ min: 1, max: 1_000_000 }),
