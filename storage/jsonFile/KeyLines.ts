@@ -1,9 +1,10 @@
 /** @module The bytes of the data file's Idempotency-Keys, encoded in chunks ahead of a whole write. */
 import type { StoredIdempotencyKey } from '../../core/PetStorage.js';
-import { COPY_PIECE_BYTES, copyOwnBytes, type FilePart, type Scratch } from '../durableFile/index.js';
+import { copyOwnBytes, type FilePart, type Scratch } from '../durableFile/index.js';
 import type { IdempotencyKeys } from '../IdempotencyKeys.js';
 import type { KeyLinesInJournal } from './JournalKeys.js';
-import { CLOSE_BRACE, COMMA, NEWLINE, OPEN_BRACE, OPEN_BRACKET } from './jsonBytes.js';
+import { CLOSE_BRACE } from './jsonBytes.js';
+import { type ReadOwnBytes, walkListLines } from './listLines.js';
 import { keyJson } from './PetFileData.js';
 
 /** One key's line, after the separator every line but the file's first key has. */
@@ -33,9 +34,6 @@ interface CopiedPiece {
 type KeyPiece = EncodedPiece | CopiedPiece;
 
 const isEncoded = (piece: KeyPiece): piece is EncodedPiece => 'bytes' in piece;
-
-/** Reads bytes back from the file as this process last wrote it, or answers `undefined` (see DurableTextFile.readOwnBytes). */
-export type ReadOwnBytes = (offset: number, length: number, into?: Buffer) => Promise<Buffer | undefined>;
 
 /** Pieces of fewer keys than this are joined with their neighbours, so a file at 100,000 keys is ~100 buffers. */
 const JOIN_BELOW = 1024;
@@ -142,33 +140,16 @@ export class KeyLines {
     const total = length + 1;
     if (!fits() || total >= 2 ** 32) return false;
     const expired = keys.first - start;
+    // Where each line starts: the bracket before the first, the comma before each other.
     const offsets: number[] = [];
-    let from = 0;
-    for (; from < total && offsets.length <= expired; from += COPY_PIECE_BYTES) {
-      if (stopped()) return false;
-      // Two bytes before the piece and one after it: the separators around each line break.
-      const readFrom = Math.max(0, from - 2);
-      const readTo = Math.min(total, from + COPY_PIECE_BYTES + 1);
-      const bytes = await read(offset - 1 + readFrom, readTo - readFrom, scratch.read(readTo - readFrom));
-      if (bytes === undefined) return false;
-      if (from === 0) {
-        if (bytes[0] !== OPEN_BRACKET || bytes[1] !== NEWLINE || bytes[2] !== OPEN_BRACE) return false;
-        offsets.push(0);
-      }
-      if (readTo === total && bytes.at(-1) !== CLOSE_BRACE) return false;
-      const pieceEnd = Math.min(total, from + COPY_PIECE_BYTES) - readFrom;
-      for (
-        let newline = bytes.indexOf(NEWLINE, Math.max(from, 2) - readFrom);
-        newline !== -1 && newline < pieceEnd;
-        newline = bytes.indexOf(NEWLINE, newline + 1)
-      ) {
-        // A key's text holds no raw line break (JSON escapes it), so each one starts a line.
-        if (bytes[newline - 2] !== CLOSE_BRACE || bytes[newline - 1] !== COMMA || bytes[newline + 1] !== OPEN_BRACE) return false;
-        if (offsets.length === end - start) return false;
-        offsets.push(readFrom + newline - 1);
-      }
-    }
-    const readToEnd = from >= total;
+    const line = (position: number) => {
+      if (offsets.length === end - start) return false;
+      offsets.push(position - 1);
+      return true;
+    };
+    const reached = await walkListLines(read, offset - 1, total, scratch, line, { stopped, more: () => offsets.length <= expired });
+    if (reached === undefined) return false;
+    const readToEnd = reached >= total;
     if (!readToEnd && (await read(offset + length - 1, 1, scratch.read(1)))?.[0] !== CLOSE_BRACE) return false;
     // The queue may have moved on while the file was read (its front, what was encoded), or a whole write replaced the file.
     if ((readToEnd && offsets.length !== end - start) || stopped() || !fits()) return false;

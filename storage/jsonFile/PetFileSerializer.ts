@@ -5,7 +5,8 @@ import { byteLengthOf, copyOwnBytes, type FilePart, freeableBytes, freeBuffer, t
 import { IdempotencyKeys } from '../IdempotencyKeys.js';
 import { findPetLines } from './findPetLines.js';
 import { JournalKeys, type ReadJournalBytes } from './JournalKeys.js';
-import { KeyLines, type ReadOwnBytes } from './KeyLines.js';
+import { KeyLines } from './KeyLines.js';
+import type { ReadOwnBytes } from './listLines.js';
 import { encodePetChange, type KeysInChange, type PetChange } from './PetChange.js';
 import type { PetFileContent } from './PetFileContent.js';
 import { type PetFileData, petJson } from './PetFileData.js';

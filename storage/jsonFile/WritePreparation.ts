@@ -1,5 +1,5 @@
 /** @module Readies, in the background, the bytes of what a data file already holds (found in the file, or encoded), so its first write costs what later ones cost. */
-import type { ReadOwnBytes } from './KeyLines.js';
+import type { ReadOwnBytes } from './listLines.js';
 import type { PetFileContent } from './PetFileContent.js';
 import type { PetFileSerializer } from './PetFileSerializer.js';
 

@@ -1,19 +1,16 @@
 /** @module Finds a data file's animals laid out as the serialiser writes them, an animal a line, for a whole write to copy. */
-import { COPY_PIECE_BYTES, type Scratch } from '../durableFile/index.js';
-import { CLOSE_BRACE, COMMA, NEWLINE, OPEN_BRACE } from './jsonBytes.js';
-import type { ReadOwnBytes } from './KeyLines.js';
+import type { Scratch } from '../durableFile/index.js';
+import { type ReadOwnBytes, walkListLines } from './listLines.js';
 import type { PetLines } from './streamPetFile.js';
 
 /**
  * How many bytes the lines of the first `animals` animals of the file's list take, from the
  * line break after its `[` to the last one's `}` (its comma left out): what the serialiser
  * makes of those animals (`\n{…},\n{…}`) when the file lies so; `undefined` when it does
- * not, cannot be read, or `stopped()` says so. The list (`lines`, as the start read it) is
- * read a megabyte at a time through `scratch`.
- *
- * Each line break must stand between one animal's `},` and the next one's `{` (the first
- * right after the `[`, the last right after the last `}`), and there must be one more than
- * the animals. That is one animal a line: a string holds no raw line break and an animal no
+ * not, cannot be read, or `stopped()` says so. The list (`lines`, as the start read it,
+ * from after its `[` to its `]`) is walked from its `[` to the line break before its `]`, a
+ * megabyte at a time through `scratch` (see `walkListLines`), and must hold as many lines
+ * as animals. That is one animal a line: a string holds no raw line break and an animal no
  * object, so a line that starts with `{` and ends with `}` holds whole animals, and as many
  * lines as animals leaves one each.
  */
@@ -25,31 +22,19 @@ export const findPetLines = async (
   scratch: Scratch,
 ): Promise<number | undefined> => {
   if (animals < 1 || animals > count || length < 2) return undefined;
-  let breaks = 0;
-  let lastBreak = -1;
+  // From the `[`, which each line's position counts from, to the line break before the `]`.
+  const fromBracket = length + 1;
+  let lines = 0;
   let linesEnd: number | undefined;
-  for (let from = 0; from < length; from += COPY_PIECE_BYTES) {
-    if (stopped()) return undefined;
-    // Two bytes before the piece and one after it: the separators around each line break.
-    const readFrom = Math.max(0, from - 2);
-    const readTo = Math.min(length, from + COPY_PIECE_BYTES + 1);
-    const bytes = await read(offset + readFrom, readTo - readFrom, scratch.read(readTo - readFrom));
-    if (bytes === undefined) return undefined;
-    const pieceEnd = Math.min(length, from + COPY_PIECE_BYTES) - readFrom;
-    for (let at = bytes.indexOf(NEWLINE, from - readFrom); at !== -1 && at < pieceEnd; at = bytes.indexOf(NEWLINE, at + 1)) {
-      const position = readFrom + at;
-      const between =
-        breaks === 0
-          ? position === 0 && bytes[at + 1] === OPEN_BRACE
-          : position === length - 1
-            ? bytes[at - 1] === CLOSE_BRACE
-            : bytes[at - 2] === CLOSE_BRACE && bytes[at - 1] === COMMA && bytes[at + 1] === OPEN_BRACE;
-      if (!between || breaks > count) return undefined;
-      // The line break before animal `animals` (or after the last): the lines before it end at its comma.
-      if (breaks === animals) linesEnd = position === length - 1 ? position : position - 1;
-      breaks++;
-      lastBreak = position;
-    }
-  }
-  return breaks === count + 1 && lastBreak === length - 1 ? linesEnd : undefined;
+  const line = (position: number) => {
+    if (lines === count) return false;
+    // The line break of animal `animals`: the lines before it end at its comma, the one before the break.
+    if (lines === animals) linesEnd = position - 2;
+    lines++;
+    return true;
+  };
+  const reached = await walkListLines(read, offset - 1, fromBracket, scratch, line, { stopped, endsWithLineBreak: true });
+  if (reached === undefined || lines !== count) return undefined;
+  // All of them: to the last `}`, before the line break.
+  return animals === count ? fromBracket - 2 : linesEnd;
 };

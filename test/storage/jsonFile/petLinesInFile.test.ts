@@ -29,8 +29,9 @@ const listOf = (pets: readonly Pet[], join: (lines: string[]) => string) => Buff
 /** The serialiser's layout: a line break after the `[`, an animal a line, a line break before the `]`. */
 const aLine = (lines: string[]) => `\n${lines.join(',\n')}\n`;
 
-/** Reads from `bytes` as `readOwnBytes` reads from the file; counts the bytes read. */
-const reading = (bytes: Buffer) => {
+/** Reads from a file holding the list (the bytes between its brackets) as `readOwnBytes` reads from the data file; counts the reads. */
+const reading = (list: Buffer) => {
+  const bytes = Buffer.concat([Buffer.from('['), list, Buffer.from(']')]);
   const read = { bytes: 0, calls: 0 };
   const readOwnBytes = async (offset: number, length: number) => {
     read.bytes += length;
@@ -43,7 +44,7 @@ const reading = (bytes: Buffer) => {
 const find = async (list: Buffer, count: number, animalsWanted: number, stopped = () => false) => {
   const scratch = new Scratch();
   try {
-    return await findPetLines(reading(list).readOwnBytes, { offset: 0, length: list.byteLength, count }, animalsWanted, stopped, scratch);
+    return await findPetLines(reading(list).readOwnBytes, { offset: 1, length: list.byteLength, count }, animalsWanted, stopped, scratch);
   } finally {
     scratch.free();
   }
@@ -61,7 +62,7 @@ describe('Finding the animals of a data file laid out an animal a line', () => {
     const scratch = new Scratch();
     const found = await findPetLines(
       readOwnBytes,
-      { offset: 0, length: list.byteLength, count: pets.length },
+      { offset: 1, length: list.byteLength, count: pets.length },
       9 * CHUNK,
       () => false,
       scratch,
@@ -84,6 +85,7 @@ describe('Finding the animals of a data file laid out an animal a line', () => {
       `\n  ${lines.join(',\n  ')}\n`,
       `${lines.join(',\n')}\n`,
       `\n${lines.join(',\n')}`,
+      `\n${lines.join(',\n')} `,
       // Two animals on one line: one line fewer than animals.
       `\n${lines.slice(0, 2).join(',')},\n${lines.slice(2).join(',\n')}\n`,
       // One animal over two lines.
@@ -100,7 +102,7 @@ describe('Finding the animals of a data file laid out an animal a line', () => {
     const scratch = new Scratch();
     const unreadable = async () => undefined;
     expect(
-      await findPetLines(unreadable, { offset: 0, length: list.byteLength, count: pets.length }, CHUNK, () => false, scratch),
+      await findPetLines(unreadable, { offset: 1, length: list.byteLength, count: pets.length }, CHUNK, () => false, scratch),
     ).toBeUndefined();
     scratch.free();
   });
