@@ -32,7 +32,7 @@ export const bundleBin = async (compiled) => {
   await build({
     entryPoints: {
       'animal-store': join(compiled, 'adapters', 'cli.js'),
-      keysWorker: join(compiled, 'storage', 'jsonFile', 'keysWorker.js'),
+      keysWorker: join(compiled, 'storage', 'jsonFile', 'read', 'keysWorker.js'),
     },
     outdir: out,
     bundle: true,

@@ -5,8 +5,8 @@ import { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import { NEW_PET_FIELDS, NewPet, type NewPetInput } from '../../core/schemas/NewPet.js';
 import { Pet } from '../../core/schemas/Pet.js';
 import { validate } from '../../core/validate.js';
-import { checkPetFile } from '../../storage/jsonFile/checkPetFile.js';
-import type { PetFileJson } from '../../storage/jsonFile/PetFileData.js';
+import { checkPetFile } from '../../storage/jsonFile/format/checkPetFile.js';
+import type { PetFileJson } from '../../storage/jsonFile/format/PetFileData.js';
 
 /** The shapes seed data may have, for messages. */
 const SHAPES = 'an array of animals, json-server\'s {"pets": […]}, or a data file {"format":2,"nextId":N,"pets":[…],"idempotencyKeys":[]}';

@@ -16,15 +16,15 @@ import {
 import type { IdempotencyKeys } from '../IdempotencyKeys.js';
 import { reasonOf } from '../reasonOf.js';
 import { problemOf, refusal } from './fileProblems.js';
+import type { PetChange } from './format/PetChange.js';
+import { type ContentChange, changeContent } from './format/PetFileChange.js';
+import { type Appended, type AppendedEntry, appendEntries, type NewEntry, type PetFileContent } from './format/PetFileContent.js';
+import { SyncInJournal } from './format/SyncInJournal.js';
 import type { PetFileDb } from './openPetFileDb.js';
-import type { PetChange } from './PetChange.js';
-import { type ContentChange, changeContent } from './PetFileChange.js';
-import { type Appended, type AppendedEntry, appendEntries, type NewEntry, type PetFileContent } from './PetFileContent.js';
 import type { PetFileHooks } from './PetFileHooks.js';
-import type { PetFileSerializer } from './PetFileSerializer.js';
-import { SyncInJournal } from './SyncInJournal.js';
-import { WritePreparation } from './WritePreparation.js';
 import { WriteQueue } from './WriteQueue.js';
+import type { PetFileSerializer } from './write/PetFileSerializer.js';
+import { WritePreparation } from './write/WritePreparation.js';
 
 /** How long after a failed whole write (outside a create) the next is tried. */
 const COMPACT_RETRY_MILLISECONDS = 5_000;

@@ -18,9 +18,9 @@ import type { IdempotencyKeys } from '../IdempotencyKeys.js';
 import { KeySweep, type KeySweepOptions } from '../KeySweep.js';
 import { PetIndex } from '../PetIndex.js';
 import { createJsonFileSync } from './createJsonFileSync.js';
+import type { NewEntry } from './format/PetFileContent.js';
 import { openPetFileDb } from './openPetFileDb.js';
 import { PetFile } from './PetFile.js';
-import type { NewEntry } from './PetFileContent.js';
 
 /** How to open a JSON data file. */
 export interface JsonFileStorageOptions {

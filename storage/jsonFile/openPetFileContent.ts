@@ -12,12 +12,12 @@ import {
   realPathOf,
 } from '../durableFile/index.js';
 import { inChunks, type PetContentStore, TargetNotEmptyError } from '../PetContent.js';
-import { checkPetFile } from './checkPetFile.js';
-import { replayPetChanges } from './PetChange.js';
-import { toPetFileContent } from './PetFileContent.js';
-import { PET_FILE_FORMAT, type PetFileData } from './PetFileData.js';
-import { PetFileSerializer } from './PetFileSerializer.js';
-import { parsePetFile } from './parsePetFile.js';
+import { checkPetFile } from './format/checkPetFile.js';
+import { replayPetChanges } from './format/PetChange.js';
+import { toPetFileContent } from './format/PetFileContent.js';
+import { PET_FILE_FORMAT, type PetFileData } from './format/PetFileData.js';
+import { parsePetFile } from './read/parsePetFile.js';
+import { PetFileSerializer } from './write/PetFileSerializer.js';
 
 /** The file's data with its journal's changes, as a server opening it would see it. */
 const withChanges = (data: PetFileData, changes: Changes, name: string): PetFileData => {

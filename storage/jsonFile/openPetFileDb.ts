@@ -1,10 +1,10 @@
 /** @module Opens the data file as lowdb means it: a `Low` owning the content, over an adapter for the file's format. */
 import { Low } from 'lowdb';
 import { DataFileError, DurableDataFile, DurableTextFile, type FileSystem, systemErrorReason } from '../durableFile/index.js';
-import type { PetChange } from './PetChange.js';
-import { emptyPetFileContent, type PetFileContent } from './PetFileContent.js';
-import { PetFileSerializer } from './PetFileSerializer.js';
-import { readPetFileContent } from './readPetFileContent.js';
+import type { PetChange } from './format/PetChange.js';
+import { emptyPetFileContent, type PetFileContent } from './format/PetFileContent.js';
+import { readPetFileContent } from './read/readPetFileContent.js';
+import { PetFileSerializer } from './write/PetFileSerializer.js';
 
 /** The opened file: lowdb's `Low` (holding the only reference to the content), the file below it, and the serialiser of its bytes. */
 export interface PetFileDb {

@@ -10,9 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { PetStorage } from '../../core/PetStorage.js';
+import { appendEntries, toPetFileContent } from '../../storage/jsonFile/format/PetFileContent.js';
 import { openJsonFileStorage } from '../../storage/jsonFile/openJsonFileStorage.js';
-import { appendEntries, toPetFileContent } from '../../storage/jsonFile/PetFileContent.js';
-import { PetFileSerializer } from '../../storage/jsonFile/PetFileSerializer.js';
+import { PetFileSerializer } from '../../storage/jsonFile/write/PetFileSerializer.js';
 
 const [liveKeys = 100_000, seconds = 5, clients = 64] = process.argv.slice(2).map(Number);
 const SCOPE = 'c0ffee'.repeat(10).slice(0, 64);

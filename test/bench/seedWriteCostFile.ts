@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import type { StoredIdempotencyKey } from '../../core/PetStorage.js';
 import type { Pet } from '../../core/schemas/Pet.js';
-import { PetFileSerializer } from '../../storage/jsonFile/PetFileSerializer.js';
+import { PetFileSerializer } from '../../storage/jsonFile/write/PetFileSerializer.js';
 
 /**
  * How a seeded file is spaced: as the server writes it (an animal and a key a line), or as

@@ -7,7 +7,7 @@ import type { Pet } from '../../core/schemas/Pet.js';
 import { copyPets } from '../../storage/copyPets.js';
 import { DataFileLockedError } from '../../storage/durableFile/index.js';
 import { openJsonFileStorage } from '../../storage/jsonFile/openJsonFileStorage.js';
-import { PetFileSerializer } from '../../storage/jsonFile/PetFileSerializer.js';
+import { PetFileSerializer } from '../../storage/jsonFile/write/PetFileSerializer.js';
 import { TargetNotEmptyError } from '../../storage/PetContent.js';
 import { openPostgresStorage } from '../../storage/postgres/openPostgresStorage.js';
 import { readDataFile } from '../support/serverProcess.js';

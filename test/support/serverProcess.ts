@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import * as v from 'valibot';
 import { afterEach } from 'vitest';
 import type { Pet } from '../../core/schemas/Pet.js';
-import { type PetFileData, PetFileJson } from '../../storage/jsonFile/PetFileData.js';
+import { type PetFileData, PetFileJson } from '../../storage/jsonFile/format/PetFileData.js';
 import { readDataFile as readOnDisk } from '../storage/jsonFile/readDataFile.js';
 
 export { tempDataFile } from './tempFolder.js';

@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import type { Pet } from '../../../core/schemas/Pet.js';
-import { type PetFileData, PetFileJson } from '../../../storage/jsonFile/PetFileData.js';
-import { PetFileSerializer } from '../../../storage/jsonFile/PetFileSerializer.js';
+import { type PetFileData, PetFileJson } from '../../../storage/jsonFile/format/PetFileData.js';
+import { PetFileSerializer } from '../../../storage/jsonFile/write/PetFileSerializer.js';
 
 const animals = (from: number, count: number, name = 'Animal'): Pet[] =>
   Array.from({ length: count }, (_, offset) => ({

@@ -4,8 +4,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { IdempotencyKey } from '../../../core/PetStorage.js';
 import { DurableTextFile, FileChangedError, type FileSystem, nodeFileSystem } from '../../../storage/durableFile/index.js';
 import { type JsonFileStorage, openJsonFileStorage, openJsonFileStorageOn } from '../../../storage/jsonFile/openJsonFileStorage.js';
-import { PetFileSerializer } from '../../../storage/jsonFile/PetFileSerializer.js';
-import { parsePetFile } from '../../../storage/jsonFile/parsePetFile.js';
+import { parsePetFile } from '../../../storage/jsonFile/read/parsePetFile.js';
+import { PetFileSerializer } from '../../../storage/jsonFile/write/PetFileSerializer.js';
 import { tempDataFile } from '../../support/tempFolder.js';
 import { holdingWholeWrites, settled, until } from './controlledFileSystem.js';
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Pet } from '../../../core/schemas/Pet.js';
-import { PetFileSerializer } from '../../../storage/jsonFile/PetFileSerializer.js';
+import { PetFileSerializer } from '../../../storage/jsonFile/write/PetFileSerializer.js';
 import { crash, createStream, getJson, readDataFile, startServer, tempDataFile, until } from '../../support/serverProcess.js';
 
 /**

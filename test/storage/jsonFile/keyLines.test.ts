@@ -3,11 +3,11 @@ import * as v from 'valibot';
 import { describe, expect, it, vi } from 'vitest';
 import type { IdempotencyKey } from '../../../core/PetStorage.js';
 import { bytesOfParts } from '../../../storage/durableFile/index.js';
-import { KeyLines, keyLine } from '../../../storage/jsonFile/KeyLines.js';
-import type { PetChange } from '../../../storage/jsonFile/PetChange.js';
-import { type Appended, appendEntries, type PetFileContent, toPetFileContent } from '../../../storage/jsonFile/PetFileContent.js';
-import { PetFileJson } from '../../../storage/jsonFile/PetFileData.js';
-import { PetFileSerializer } from '../../../storage/jsonFile/PetFileSerializer.js';
+import type { PetChange } from '../../../storage/jsonFile/format/PetChange.js';
+import { type Appended, appendEntries, type PetFileContent, toPetFileContent } from '../../../storage/jsonFile/format/PetFileContent.js';
+import { PetFileJson } from '../../../storage/jsonFile/format/PetFileData.js';
+import { KeyLines, keyLine } from '../../../storage/jsonFile/write/KeyLines.js';
+import { PetFileSerializer } from '../../../storage/jsonFile/write/PetFileSerializer.js';
 import { keyToFile } from './keyToFile.js';
 
 const DAY = 86_400_000;

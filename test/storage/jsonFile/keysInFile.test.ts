@@ -5,10 +5,10 @@ import { createPetService } from '../../../core/index.js';
 import type { IdempotencyKey, StoredIdempotencyKey } from '../../../core/PetStorage.js';
 import type { Pet } from '../../../core/schemas/Pet.js';
 import { DurableTextFile } from '../../../storage/durableFile/index.js';
-import { KeyLines } from '../../../storage/jsonFile/KeyLines.js';
 import { openJsonFileStorage } from '../../../storage/jsonFile/openJsonFileStorage.js';
-import { PetFileSerializer } from '../../../storage/jsonFile/PetFileSerializer.js';
-import { parsePetFile } from '../../../storage/jsonFile/parsePetFile.js';
+import { parsePetFile } from '../../../storage/jsonFile/read/parsePetFile.js';
+import { KeyLines } from '../../../storage/jsonFile/write/KeyLines.js';
+import { PetFileSerializer } from '../../../storage/jsonFile/write/PetFileSerializer.js';
 import { tempDataFile } from '../../support/tempFolder.js';
 import { journalLines } from './readDataFile.js';
 

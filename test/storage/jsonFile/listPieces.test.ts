@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseListPieces } from '../../../storage/jsonFile/listPieces.js';
+import { parseListPieces } from '../../../storage/jsonFile/read/listPieces.js';
 
 /** The text between a list's brackets, as `JSON.stringify` spaces it with `indent`, in bytes. */
 const insideOf = (items: unknown[], indent?: number | string): Buffer => {

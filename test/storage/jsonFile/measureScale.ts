@@ -10,9 +10,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Pet } from '../../../core/schemas/Pet.js';
 import { PET_STATUSES } from '../../../core/schemas/PetStatus.js';
-import { checkPetFile } from '../../../storage/jsonFile/checkPetFile.js';
+import { checkPetFile } from '../../../storage/jsonFile/format/checkPetFile.js';
 import { openJsonFileStorage } from '../../../storage/jsonFile/openJsonFileStorage.js';
-import { PetFileSerializer } from '../../../storage/jsonFile/PetFileSerializer.js';
+import { PetFileSerializer } from '../../../storage/jsonFile/write/PetFileSerializer.js';
 import { PetIndex } from '../../../storage/PetIndex.js';
 
 /** Writes a data file of `size` animals with names of a realistic length. */

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
+import { PetFileJson } from '../../../storage/jsonFile/format/PetFileData.js';
 import { openJsonFileStorage } from '../../../storage/jsonFile/openJsonFileStorage.js';
-import { PetFileJson } from '../../../storage/jsonFile/PetFileData.js';
 import { tempDataFile } from '../../support/tempFolder.js';
 import { describeStorageContract } from '../contract.js';
 import { readDataFile } from './readDataFile.js';

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodePetChange, replayPetChanges } from '../../../storage/jsonFile/PetChange.js';
-import { toPetFileContent } from '../../../storage/jsonFile/PetFileContent.js';
-import { PET_FILE_FORMAT } from '../../../storage/jsonFile/PetFileData.js';
+import { encodePetChange, replayPetChanges } from '../../../storage/jsonFile/format/PetChange.js';
+import { toPetFileContent } from '../../../storage/jsonFile/format/PetFileContent.js';
+import { PET_FILE_FORMAT } from '../../../storage/jsonFile/format/PetFileData.js';
 import { keyToFile } from './keyToFile.js';
 
 const pet = fc.record({

@@ -4,12 +4,12 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Pet } from '../../../core/schemas/Pet.js';
 import { Scratch } from '../../../storage/durableFile/index.js';
 import { checksumOf } from '../../../storage/durableFile/JournalChanges.js';
-import { findPetLines } from '../../../storage/jsonFile/findPetLines.js';
+import { encodePetChange } from '../../../storage/jsonFile/format/PetChange.js';
+import { type PetFileData, petJson } from '../../../storage/jsonFile/format/PetFileData.js';
 import { openJsonFileStorage } from '../../../storage/jsonFile/openJsonFileStorage.js';
-import { encodePetChange } from '../../../storage/jsonFile/PetChange.js';
-import { type PetFileData, petJson } from '../../../storage/jsonFile/PetFileData.js';
-import { PetFileSerializer } from '../../../storage/jsonFile/PetFileSerializer.js';
-import { parsePetFile } from '../../../storage/jsonFile/parsePetFile.js';
+import { parsePetFile } from '../../../storage/jsonFile/read/parsePetFile.js';
+import { findPetLines } from '../../../storage/jsonFile/write/findPetLines.js';
+import { PetFileSerializer } from '../../../storage/jsonFile/write/PetFileSerializer.js';
 import { tempDataFile } from '../../support/tempFolder.js';
 
 const CHUNK = 4096;

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { IdempotencyKeyInFile, timeFromFile, timeToFile } from '../../../storage/jsonFile/PetFileData.js';
-import { quickIsKey } from '../../../storage/jsonFile/quickIsKey.js';
+import { IdempotencyKeyInFile, timeFromFile, timeToFile } from '../../../storage/jsonFile/format/PetFileData.js';
+import { quickIsKey } from '../../../storage/jsonFile/format/quickIsKey.js';
 import { keyToFile } from './keyToFile.js';
 
 const written = keyToFile({

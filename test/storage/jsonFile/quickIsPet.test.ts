@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { Pet } from '../../../core/schemas/Pet.js';
-import { quickIsPet } from '../../../storage/jsonFile/quickIsPet.js';
+import { quickIsPet } from '../../../storage/jsonFile/format/quickIsPet.js';
 
 /** Values near the edges of every rule of the Pet schema, plus anything at all. */
 const almostPets = fc.record(

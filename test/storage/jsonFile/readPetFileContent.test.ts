@@ -13,14 +13,14 @@ import {
 } from '../../../storage/durableFile/index.js';
 import { Journal } from '../../../storage/durableFile/Journal.js';
 import { IdempotencyKeys } from '../../../storage/IdempotencyKeys.js';
-import { encodePetChange, replayPetChanges } from '../../../storage/jsonFile/PetChange.js';
-import { type PetFileContent, toPetFileContent } from '../../../storage/jsonFile/PetFileContent.js';
-import type { PetFileData } from '../../../storage/jsonFile/PetFileData.js';
-import { PetFileSerializer } from '../../../storage/jsonFile/PetFileSerializer.js';
-import { parsePetFile } from '../../../storage/jsonFile/parsePetFile.js';
-import { readKeysInWorker } from '../../../storage/jsonFile/readKeysInWorker.js';
-import { readPetFileContent } from '../../../storage/jsonFile/readPetFileContent.js';
-import { streamPetFile } from '../../../storage/jsonFile/streamPetFile.js';
+import { encodePetChange, replayPetChanges } from '../../../storage/jsonFile/format/PetChange.js';
+import { type PetFileContent, toPetFileContent } from '../../../storage/jsonFile/format/PetFileContent.js';
+import type { PetFileData } from '../../../storage/jsonFile/format/PetFileData.js';
+import { parsePetFile } from '../../../storage/jsonFile/read/parsePetFile.js';
+import { readKeysInWorker } from '../../../storage/jsonFile/read/readKeysInWorker.js';
+import { readPetFileContent } from '../../../storage/jsonFile/read/readPetFileContent.js';
+import { streamPetFile } from '../../../storage/jsonFile/read/streamPetFile.js';
+import { PetFileSerializer } from '../../../storage/jsonFile/write/PetFileSerializer.js';
 import { tempDataFile } from '../../support/tempFolder.js';
 import { keyToFile } from './keyToFile.js';
 

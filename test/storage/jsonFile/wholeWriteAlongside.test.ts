@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import type { IdempotencyKey } from '../../../core/PetStorage.js';
-import { KeyLines } from '../../../storage/jsonFile/KeyLines.js';
 import { openJsonFileStorage, openJsonFileStorageOn } from '../../../storage/jsonFile/openJsonFileStorage.js';
+import { KeyLines } from '../../../storage/jsonFile/write/KeyLines.js';
 import { tempDataFile } from '../../support/tempFolder.js';
 import { holdingWholeWrites, until } from './controlledFileSystem.js';
 import { journalLines } from './readDataFile.js';

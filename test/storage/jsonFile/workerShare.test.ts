@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checksumOf, JournalChanges } from '../../../storage/durableFile/JournalChanges.js';
-import { workerShareOf } from '../../../storage/jsonFile/streamPetFile.js';
+import { workerShareOf } from '../../../storage/jsonFile/read/streamPetFile.js';
 
 const MB = 1_000_000;
 

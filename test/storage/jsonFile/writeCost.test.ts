@@ -6,7 +6,7 @@ import type { StoredIdempotencyKey } from '../../../core/PetStorage.js';
 import type { Pet } from '../../../core/schemas/Pet.js';
 import { type FileSystem, nodeFileSystem } from '../../../storage/durableFile/index.js';
 import { openJsonFileStorageOn } from '../../../storage/jsonFile/openJsonFileStorage.js';
-import { PetFileSerializer } from '../../../storage/jsonFile/PetFileSerializer.js';
+import { PetFileSerializer } from '../../../storage/jsonFile/write/PetFileSerializer.js';
 import { tempFolder } from '../../support/tempFolder.js';
 
 /** Node's file functions, counting every byte written through a handle they open. */

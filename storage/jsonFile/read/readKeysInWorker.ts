@@ -1,7 +1,7 @@
 /** @module Reads the keys' part of a data file in a worker thread, while this one reads the animals. */
 import { Worker } from 'node:worker_threads';
-import type { Pet } from '../../core/schemas/Pet.js';
-import type { JournalChanges, LentChanges } from '../durableFile/index.js';
+import type { Pet } from '../../../core/schemas/Pet.js';
+import type { JournalChanges, LentChanges } from '../../durableFile/index.js';
 import type { KeysPart } from './keysPart.js';
 
 /** What the worker is sent: the keys' part's bytes, and the journal's changes, lent (see `JournalChanges.lend`). */

@@ -7,8 +7,8 @@
  */
 import { parentPort } from 'node:worker_threads';
 // Not the durable layer's entry (index.js): a worker need not load that layer whole.
-import { JournalChanges } from '../durableFile/JournalChanges.js';
-import { buffersOf } from '../IdempotencyKeys.js';
+import { JournalChanges } from '../../durableFile/JournalChanges.js';
+import { buffersOf } from '../../IdempotencyKeys.js';
 import { readKeysPart } from './keysPart.js';
 import type { KeysAnswer, KeysWork } from './readKeysInWorker.js';
 

@@ -1,12 +1,12 @@
 /** @module One write's change as the journal keeps it: a small data file of its own holding what the write added. */
-import type { StoredIdempotencyKey } from '../../core/PetStorage.js';
-import type { Pet } from '../../core/schemas/Pet.js';
+import type { StoredIdempotencyKey } from '../../../core/PetStorage.js';
+import type { Pet } from '../../../core/schemas/Pet.js';
 // Not the durable layer's entry (index.js): the keys' worker loads this module, and need not load that layer whole.
-import { DataFileError } from '../durableFile/DataFileError.js';
-import type { Changes } from '../durableFile/index.js';
-import type { IdempotencyKeys } from '../IdempotencyKeys.js';
-import type { Lease } from '../sync/Lease.js';
-import { highestLeasedId, type SyncState } from '../sync/syncState.js';
+import { DataFileError } from '../../durableFile/DataFileError.js';
+import type { Changes } from '../../durableFile/index.js';
+import type { IdempotencyKeys } from '../../IdempotencyKeys.js';
+import type { Lease } from '../../sync/Lease.js';
+import { highestLeasedId, type SyncState } from '../../sync/syncState.js';
 import { checkPetFile } from './checkPetFile.js';
 import type { PetFileContent } from './PetFileContent.js';
 import type { PetFileProblem } from './PetFileData.js';

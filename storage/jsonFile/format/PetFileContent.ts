@@ -1,9 +1,9 @@
 /** @module What a running storage holds of its data file, and the one change made to it: new animals with their keys. */
-import type { IdempotencyKey, StoredIdempotencyKey } from '../../core/PetStorage.js';
-import type { NewPet } from '../../core/schemas/NewPet.js';
-import type { Pet } from '../../core/schemas/Pet.js';
-import { IdempotencyKeys } from '../IdempotencyKeys.js';
-import { type SyncState, takeKioskId } from '../sync/syncState.js';
+import type { IdempotencyKey, StoredIdempotencyKey } from '../../../core/PetStorage.js';
+import type { NewPet } from '../../../core/schemas/NewPet.js';
+import type { Pet } from '../../../core/schemas/Pet.js';
+import { IdempotencyKeys } from '../../IdempotencyKeys.js';
+import { type SyncState, takeKioskId } from '../../sync/syncState.js';
 import { PET_FILE_FORMAT, type PetFileData } from './PetFileData.js';
 
 /**

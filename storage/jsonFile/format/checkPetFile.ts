@@ -1,6 +1,6 @@
 /** @module Checks a parsed data file quickly, and names its first problem when it has one. */
 import * as v from 'valibot';
-import { Pet } from '../../core/schemas/Pet.js';
+import { Pet } from '../../../core/schemas/Pet.js';
 import {
   IdempotencyKeyInFile,
   idProblemAt,

@@ -1,11 +1,11 @@
 /** @module The keys' part of a data file: its keys' queue, and what follows the list; the journal's keys too, when given. */
-import type { Changes } from '../durableFile/index.js';
-import { IdempotencyKeys, type IdempotencyKeysSnapshot } from '../IdempotencyKeys.js';
-import { keysProblem } from './checkPetFile.js';
-import { CLOSE_BRACE, CLOSE_BRACKET, lastUnspacedBefore, listEndBefore, NEWLINE, OPEN_BRACE, OPEN_BRACKET } from './jsonBytes.js';
+import type { Changes } from '../../durableFile/index.js';
+import { IdempotencyKeys, type IdempotencyKeysSnapshot } from '../../IdempotencyKeys.js';
+import { keysProblem } from '../format/checkPetFile.js';
+import { CLOSE_BRACE, CLOSE_BRACKET, lastUnspacedBefore, listEndBefore, NEWLINE, OPEN_BRACE, OPEN_BRACKET } from '../format/jsonBytes.js';
+import { type ReadChanges, readPetChanges } from '../format/PetChange.js';
+import { type IdempotencyKeyInFile, keyFromFile } from '../format/PetFileData.js';
 import { parseListPieces } from './listPieces.js';
-import { type ReadChanges, readPetChanges } from './PetChange.js';
-import { type IdempotencyKeyInFile, keyFromFile } from './PetFileData.js';
 
 /** What `readKeysPart` makes of the bytes from the keys' list to the file's end. */
 export interface KeysPart {

@@ -1,8 +1,8 @@
 /** @module Where the journal's lines hold the text of keys, to read it back for the next whole write instead of encoding it again. */
-import type { DeferredPart, JournalSpot, Scratch } from '../durableFile/index.js';
-import type { IdempotencyKeys } from '../IdempotencyKeys.js';
-import { CLOSE_BRACE, CLOSE_BRACKET, COMMA, NEWLINE, OPEN_BRACE, OPEN_BRACKET } from './jsonBytes.js';
-import type { KeysInChange } from './PetChange.js';
+import type { DeferredPart, JournalSpot, Scratch } from '../../durableFile/index.js';
+import type { IdempotencyKeys } from '../../IdempotencyKeys.js';
+import { CLOSE_BRACE, CLOSE_BRACKET, COMMA, NEWLINE, OPEN_BRACE, OPEN_BRACKET } from '../format/jsonBytes.js';
+import type { KeysInChange } from '../format/PetChange.js';
 
 /** The keys of one journal line: their sequence numbers, and where their text lies in the journal. */
 interface KeysInJournal {

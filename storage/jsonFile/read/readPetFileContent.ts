@@ -1,9 +1,9 @@
 /** @module Reads a data file into the content a running storage holds: a large one laid out as the server writes it a range at a time. */
-import type { FileReading, JournalChanges } from '../durableFile/index.js';
-import type { IdempotencyKeys } from '../IdempotencyKeys.js';
-import { replayPetChanges } from './PetChange.js';
-import { toPetFileContent } from './PetFileContent.js';
-import { KEYS_OPENING } from './PetFileSerializer.js';
+import type { FileReading, JournalChanges } from '../../durableFile/index.js';
+import type { IdempotencyKeys } from '../../IdempotencyKeys.js';
+import { replayPetChanges } from '../format/PetChange.js';
+import { toPetFileContent } from '../format/PetFileContent.js';
+import { KEYS_OPENING } from '../write/PetFileSerializer.js';
 import { parsePetFile } from './parsePetFile.js';
 import { type ReadContent, streamPetFile } from './streamPetFile.js';
 

@@ -1,8 +1,8 @@
 /** @module The versioned format of the JSON data file: what is on disk, and its schema. */
 import * as v from 'valibot';
-import type { StoredIdempotencyKey } from '../../core/PetStorage.js';
-import { Pet, PetId } from '../../core/schemas/Pet.js';
-import type { SyncState } from '../sync/syncState.js';
+import type { StoredIdempotencyKey } from '../../../core/PetStorage.js';
+import { Pet, PetId } from '../../../core/schemas/Pet.js';
+import type { SyncState } from '../../sync/syncState.js';
 
 /**
  * The format version this code writes. It reads format 1 too (the first release's, without

@@ -1,7 +1,7 @@
 /** @module A quick first check of stored animals, for opening a file of a million of them. */
-import { NAME_MAX_LENGTH } from '../../core/schemas/NewPet.js';
-import type { Pet } from '../../core/schemas/Pet.js';
-import { PET_STATUSES } from '../../core/schemas/PetStatus.js';
+import { NAME_MAX_LENGTH } from '../../../core/schemas/NewPet.js';
+import type { Pet } from '../../../core/schemas/Pet.js';
+import { PET_STATUSES } from '../../../core/schemas/PetStatus.js';
 import { hasKeyCount } from './hasKeyCount.js';
 
 const STATUSES: ReadonlySet<unknown> = new Set(PET_STATUSES);

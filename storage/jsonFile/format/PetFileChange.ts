@@ -1,5 +1,5 @@
 /** @module Sync's change to a data file's content (animals with their own ids, the next id, the sync part), and how to take it back. */
-import { copySyncState } from '../sync/syncState.js';
+import { copySyncState } from '../../sync/syncState.js';
 import type { Appended, PetFileContent } from './PetFileContent.js';
 
 /**

@@ -1,6 +1,7 @@
 /** @module Readies, in the background, the bytes of what a data file already holds (found in the file, or encoded), so its first write costs what later ones cost. */
+
+import type { PetFileContent } from '../format/PetFileContent.js';
 import type { ReadOwnBytes } from './listLines.js';
-import type { PetFileContent } from './PetFileContent.js';
 import type { PetFileSerializer } from './PetFileSerializer.js';
 
 /**

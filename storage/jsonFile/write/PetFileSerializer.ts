@@ -1,16 +1,23 @@
 /** @module Writes a data file's bytes and its journal's lines, reusing the bytes of animals and keys written before. */
 
-import type { Pet } from '../../core/schemas/Pet.js';
-import { byteLengthOf, copyOwnBytes, type FilePart, freeableBytes, freeBuffer, type JournalSpot, Scratch } from '../durableFile/index.js';
-import { IdempotencyKeys } from '../IdempotencyKeys.js';
-import { findPetLines } from './findPetLines.js';
+import type { Pet } from '../../../core/schemas/Pet.js';
+import {
+  byteLengthOf,
+  copyOwnBytes,
+  type FilePart,
+  freeableBytes,
+  freeBuffer,
+  type JournalSpot,
+  Scratch,
+} from '../../durableFile/index.js';
+import { IdempotencyKeys } from '../../IdempotencyKeys.js';
+import { encodePetChange, type KeysInChange, type PetChange } from '../format/PetChange.js';
+import type { PetFileContent } from '../format/PetFileContent.js';
+import { type PetFileData, petJson } from '../format/PetFileData.js';
+import { findPetLines, type PetLines } from './findPetLines.js';
 import { JournalKeys, type ReadJournalBytes } from './JournalKeys.js';
 import { KeyLines } from './KeyLines.js';
 import type { ReadOwnBytes } from './listLines.js';
-import { encodePetChange, type KeysInChange, type PetChange } from './PetChange.js';
-import type { PetFileContent } from './PetFileContent.js';
-import { type PetFileData, petJson } from './PetFileData.js';
-import type { PetLines } from './streamPetFile.js';
 
 /** How many animals share one cached chunk: small enough to redo cheaply, large enough to be few. */
 const CHUNK_SIZE = 4096;

@@ -1,11 +1,11 @@
 /** @module The bytes of the data file's Idempotency-Keys, encoded in chunks ahead of a whole write. */
-import type { StoredIdempotencyKey } from '../../core/PetStorage.js';
-import { copyOwnBytes, type FilePart, type Scratch } from '../durableFile/index.js';
-import type { IdempotencyKeys } from '../IdempotencyKeys.js';
+import type { StoredIdempotencyKey } from '../../../core/PetStorage.js';
+import { copyOwnBytes, type FilePart, type Scratch } from '../../durableFile/index.js';
+import type { IdempotencyKeys } from '../../IdempotencyKeys.js';
+import { CLOSE_BRACE } from '../format/jsonBytes.js';
+import { keyJson } from '../format/PetFileData.js';
 import type { KeyLinesInJournal } from './JournalKeys.js';
-import { CLOSE_BRACE } from './jsonBytes.js';
 import { type ReadOwnBytes, walkListLines } from './listLines.js';
-import { keyJson } from './PetFileData.js';
 
 /** One key's line, after the separator every line but the file's first key has. */
 export const keyLine = (stored: StoredIdempotencyKey): string => `,\n${keyJson(stored)}`;

@@ -1,8 +1,8 @@
 /** @module Reads a data file's text into its content, or says what is wrong with it. */
 import { parse as parseLosslessly } from 'lossless-json';
-import { DataFileError } from '../durableFile/index.js';
-import { checkPetFile } from './checkPetFile.js';
-import type { PetFileData } from './PetFileData.js';
+import { DataFileError } from '../../durableFile/index.js';
+import { checkPetFile } from '../format/checkPetFile.js';
+import type { PetFileData } from '../format/PetFileData.js';
 
 /** Line and column (from 1) of a character offset, for a person opening the file in an editor. */
 const lineAndColumn = (text: string, offset: number): string => {

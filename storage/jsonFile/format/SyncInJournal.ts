@@ -1,6 +1,6 @@
 /** @module What a journal line carries of the sync part: nothing, the leases added, or the whole part. */
-import type { Lease } from '../sync/Lease.js';
-import type { SyncState } from '../sync/syncState.js';
+import type { Lease } from '../../sync/Lease.js';
+import type { SyncState } from '../../sync/syncState.js';
 
 /** The sync part in effect after a line, as far as the next line needs to know it. */
 interface Written {

@@ -1,7 +1,16 @@
 /** @module Finds a data file's animals laid out as the serialiser writes them, an animal a line, for a whole write to copy. */
-import type { Scratch } from '../durableFile/index.js';
+import type { Scratch } from '../../durableFile/index.js';
 import { type ReadOwnBytes, walkListLines } from './listLines.js';
-import type { PetLines } from './streamPetFile.js';
+
+/**
+ * Where a data file's animals' list lies (bytes from after its `[` to its `]`) and how many
+ * animals it holds, as the start read it (`ReadContent.petLines`).
+ */
+export interface PetLines {
+  offset: number;
+  length: number;
+  count: number;
+}
 
 /**
  * How many bytes the lines of the first `animals` animals of the file's list take, from the

@@ -1,6 +1,6 @@
 /** @module Walks a list of the data file laid out as the serialiser writes it, an item a line, reading it back a megabyte at a time. */
-import { COPY_PIECE_BYTES, type Scratch } from '../durableFile/index.js';
-import { CLOSE_BRACE, COMMA, NEWLINE, OPEN_BRACE, OPEN_BRACKET } from './jsonBytes.js';
+import { COPY_PIECE_BYTES, type Scratch } from '../../durableFile/index.js';
+import { CLOSE_BRACE, COMMA, NEWLINE, OPEN_BRACE, OPEN_BRACKET } from '../format/jsonBytes.js';
 
 /** Reads bytes back from the file as this process last wrote it, or answers `undefined` (see DurableTextFile.readOwnBytes). */
 export type ReadOwnBytes = (offset: number, length: number, into?: Buffer) => Promise<Buffer | undefined>;

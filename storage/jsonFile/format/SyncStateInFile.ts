@@ -1,8 +1,8 @@
 /** @module The data file's `sync` part: a hub's leases and a kiosk's progress, kept in the same durable write as the animals. */
 import * as v from 'valibot';
-import { PetId } from '../../core/schemas/Pet.js';
-import type { Lease } from '../sync/Lease.js';
-import type { SyncState } from '../sync/syncState.js';
+import { PetId } from '../../../core/schemas/Pet.js';
+import type { Lease } from '../../sync/Lease.js';
+import type { SyncState } from '../../sync/syncState.js';
 import type { PetFileProblem } from './PetFileData.js';
 
 const IdOrNone = v.union([v.literal(0), PetId], 'must be an id, or 0 for none');

@@ -2,15 +2,16 @@
  * @module Reads a large data file a range at a time, however it is spaced: its animals in
  * this thread, its keys in a worker thread, never its whole text in memory.
  */
-import type { FileReading, JournalChanges } from '../durableFile/index.js';
-import { IdempotencyKeys } from '../IdempotencyKeys.js';
-import { checkPetFile } from './checkPetFile.js';
-import { listEndBefore, listStartAfter, spacedPattern } from './jsonBytes.js';
+import type { FileReading, JournalChanges } from '../../durableFile/index.js';
+import { IdempotencyKeys } from '../../IdempotencyKeys.js';
+import { checkPetFile } from '../format/checkPetFile.js';
+import { listEndBefore, listStartAfter, spacedPattern } from '../format/jsonBytes.js';
+import { addPetChanges, type ReadChanges, readPetChanges, replayPetChanges } from '../format/PetChange.js';
+import { type PetFileContent, toPetFileContent } from '../format/PetFileContent.js';
+import type { PetFileData } from '../format/PetFileData.js';
+import type { PetLines } from '../write/findPetLines.js';
 import { type KeysPart, readKeysPart } from './keysPart.js';
 import { parseListPieces } from './listPieces.js';
-import { addPetChanges, type ReadChanges, readPetChanges, replayPetChanges } from './PetChange.js';
-import { type PetFileContent, toPetFileContent } from './PetFileContent.js';
-import type { PetFileData } from './PetFileData.js';
 import { readKeysInWorker } from './readKeysInWorker.js';
 
 /** How many bytes a read takes. */
@@ -83,13 +84,6 @@ export interface ReadContent {
    * range at a time, and only when the journal put no animal among the file's.
    */
   petLines?: PetLines | undefined;
-}
-
-/** Where a data file's animals' list lies, and how many animals it holds (see `ReadContent.petLines`). */
-export interface PetLines {
-  offset: number;
-  length: number;
-  count: number;
 }
 
 /** Where `needle` last occurs in the file, sought backwards a chunk at a time; -1 when nowhere. */
