@@ -1,7 +1,6 @@
 /** @module The Idempotency-Keys a storage keeps in memory: a queue in arrival order, found by scope and key. */
 import type { IdempotencyKey, StoredIdempotencyKey } from '../core/PetStorage.js';
 import { CHUNK_KEYS, ELSEWHERE_NUMBER, ELSEWHERE_SCOPE, fitsColumn, hashKey, KeyChunk, type KeyChunkParts } from './KeyChunk.js';
-import { DIGEST_BYTES, packDigest, unpackDigest } from './packedBase64Url.js';
 
 /** The first size of the lookup table; it doubles when three quarters full (see `isCrowded`). */
 const INITIAL_TABLE = 1024;
@@ -54,12 +53,14 @@ export interface IdempotencyKeysSnapshot {
 /** The buffers of a snapshot's typed arrays (every array a chunk's parts hold, and the table), to transfer with it. */
 export const buffersOf = ({ chunks, table }: IdempotencyKeysSnapshot): ArrayBuffer[] => [
   table.buffer as ArrayBuffer,
-  ...chunks.flatMap((parts) =>
-    Object.values(parts)
-      .filter(ArrayBuffer.isView)
-      .map((array) => array.buffer as ArrayBuffer),
-  ),
+  ...chunks.flatMap(({ texts, fingerprints, ...columns }) => [columns, texts, fingerprints ?? {}].flatMap(arraysOf)),
 ];
+
+/** The buffers of the typed arrays among `parts`' values. */
+const arraysOf = (parts: object): ArrayBuffer[] =>
+  Object.values(parts)
+    .filter(ArrayBuffer.isView)
+    .map((array) => array.buffer as ArrayBuffer);
 
 /** A random 32-bit number: the seed of one queue's lookup hashes (see `hashKey`). */
 const randomSeed = (): number => crypto.getRandomValues(new Uint32Array(1))[0]!;
@@ -92,10 +93,10 @@ export class IdempotencyKeys {
   /**
    * By sequence number, what of a key its chunk does not keep, exactly as given (files
    * edited by hand, tests): the scope of a queue's 65,536th API key and later ones, a key
-   * text over 254 characters or beyond one byte a character, a fingerprint that is not one
-   * of the service's digests (see `packDigest`), a pet id or
-   * creation time that does not fit a column (see `fitsColumn`), an expiry other than its
-   * creation plus its chunk's lifetime.
+   * text or a fingerprint over 254 characters or beyond one byte a character (other
+   * fingerprints the chunk keeps, as 8 bytes or as text: see `KeyChunk.writeFingerprint`), a
+   * pet id or creation time that does not fit a column (see `fitsColumn`), an expiry other
+   * than its creation plus its chunk's lifetime.
    */
   #odd = new Map<number, OddParts>();
   /**
@@ -209,9 +210,7 @@ export class IdempotencyKeys {
     const place = this.#place(scope, stored.key);
     chunk.hashes[index] = this.#hashed.hash;
     if (!chunk.writeText(index, stored.key)) this.#keepOdd(sequence, { key: flattened(stored.key) });
-    if (!packDigest(stored.fingerprint, chunk.digests, index * DIGEST_BYTES)) {
-      this.#keepOdd(sequence, { fingerprint: flattened(stored.fingerprint) });
-    }
+    if (!chunk.writeFingerprint(index, stored.fingerprint)) this.#keepOdd(sequence, { fingerprint: flattened(stored.fingerprint) });
     chunk.petId[index] = fitsColumn(stored.petId) ? stored.petId : ELSEWHERE_NUMBER;
     if (chunk.petId[index] === ELSEWHERE_NUMBER) this.#keepOdd(sequence, { petId: stored.petId });
     const since = stored.createdAt - chunk.createdBase;
@@ -232,7 +231,7 @@ export class IdempotencyKeys {
     return {
       scope: chunk.scopeOf[index] === ELSEWHERE_SCOPE ? odd!.scope! : this.#scopes[chunk.scopeOf[index]!]!,
       key: chunk.keeps(index) ? chunk.readText(index) : odd!.key!,
-      fingerprint: odd?.fingerprint ?? unpackDigest(chunk.digests, index * DIGEST_BYTES),
+      fingerprint: odd?.fingerprint ?? chunk.readFingerprint(index),
       petId: chunk.petId[index] === ELSEWHERE_NUMBER ? odd!.petId! : chunk.petId[index]!,
       createdAt: this.#createdAt(chunk, index, odd),
       expiresAt: this.#expiry(chunk, index, odd),

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { StoredIdempotencyKey } from '../../core/PetStorage.js';
-import { IdempotencyKeys } from '../../storage/IdempotencyKeys.js';
+import { buffersOf, IdempotencyKeys } from '../../storage/IdempotencyKeys.js';
 
 const DAY = 86_400_000;
 
@@ -48,6 +48,38 @@ describe('IdempotencyKeys', () => {
     expect(keys.keptApart).toBe(2);
     expect(keys.at(keys.end - 2)).toEqual({ ...serviceKey(12_000), expiresAt: serviceKey(12_000).createdAt + 3_600_000 });
     expect(keys.at(keys.end - 1)).toEqual({ ...serviceKey(12_001), createdAt: serviceKey(12_001).createdAt + 0.5 });
+  });
+
+  it("Should keep the fingerprints of a file another program seeded in the chunks' columns, and hand them to another thread whole", () => {
+    // A seeding script's fingerprints: a longer base64url digest, hex, a word; one chunk mixes them with the service's.
+    const fingerprintOf = (at: number) => {
+      if (at < 5_000) return `Qk9vVWJ6cE1hR0Z5ZFdWd1lXeHZZV1${at % 10}`;
+      if (at < 9_000) return (at * 7919).toString(16);
+      return at % 3 === 0 ? `seeded ${at}` : 'C1DBaWxuBvU';
+    };
+    const seeded = Array.from({ length: 12_000 }, (_, at) => ({ ...stored(`k${at}`, at + 1, at), fingerprint: fingerprintOf(at) }));
+    const keys = new IdempotencyKeys(seeded);
+    expect(keys.keptApart).toBe(0);
+    const snapshot = keys.snapshot();
+    const moved = structuredClone(snapshot, { transfer: buffersOf(snapshot) });
+    const received = IdempotencyKeys.fromSnapshot(moved);
+    // Moved, not copied: the sending side's arrays are left empty.
+    expect(snapshot.chunks.map(({ texts, fingerprints }) => [texts.text.byteLength, fingerprints?.text.byteLength])).toEqual([
+      [0, 0],
+      [0, 0],
+      [0, 0],
+    ]);
+    expect([...received.values()]).toEqual(seeded);
+    for (const at of [0, 4_999, 5_000, 9_000, 9_001, 11_999]) expect(received.find({ ...seeded[at]!, createdAt: at })).toEqual(seeded[at]);
+    // A write that fails after a run of the service's fingerprints, and one among seeded ones.
+    for (const mark of [9_100, 4_500]) {
+      received.truncate(mark);
+      received.add({ ...stored('again', mark + 1, mark), fingerprint: 'another program' });
+      expect([...received.values()]).toEqual([
+        ...seeded.slice(0, mark),
+        { ...stored('again', mark + 1, mark), fingerprint: 'another program' },
+      ]);
+    }
   });
 
   it('Should keep the scopes of more API keys than a scope column counts apart, each found under its own scope alone', () => {
