@@ -80,8 +80,8 @@ export class KeyChunk {
   /**
    * The texts of fingerprints the service did not make (a file's seeded by another program,
    * or edited by hand), made at the chunk's first such one: the others skip it. Kept in a map
-   * of objects, a hundred thousand of them cost a start at a million animals a quarter of a
-   * second and 25 MB (the keys' worker handed the map over, and the collector moved it).
+   * of objects, a hundred thousand of them cost a start at a million animals about 0.3 s and
+   * 20 MB (the keys' worker handed the map over, and the collector moved it).
    */
   #fingerprints: TextColumn | undefined;
 
