@@ -175,8 +175,10 @@ export const streamPetFile = async (
   const chunk = Buffer.allocUnsafeSlow(CHUNK_BYTES);
   const header = HEADER.exec((await file.bytes(0, HEADER_BYTES, chunk)).toString('latin1'));
   if (!header) return undefined;
+  // Where the animals' list starts: after its `[`.
+  const petsStart = header[0].length;
   const lists = await findKeysList(file, chunk);
-  if (!lists || lists.petsEnd < header[0].length) return undefined;
+  if (!lists || lists.petsEnd < petsStart) return undefined;
   // Changes lent before (a read that failed after lending them) are read again from the journal.
   const journal = changes.length > 0 ? await changes.readable() : undefined;
   // The keys' part is read on the threadpool while this thread parses the animals.
@@ -186,7 +188,7 @@ export const streamPetFile = async (
     .bytes(keysStart, keysLength, Buffer.allocUnsafeSlow(keysLength))
     .then((read) => (read.byteLength < keysLength ? undefined : read));
   // The journal's first changes are read in the worker, the rest here (all of them, when the keys are read here too).
-  const share = journal ? shareOf(journal, petsEnd - header[0].length, keysLength) : 0;
+  const share = journal ? shareOf(journal, petsEnd - petsStart, keysLength) : 0;
   const inWorker = keysLength >= WORKER_FROM || share > 0;
   const theirs = inWorker ? share : 0;
   const keys: Promise<KeysPart | undefined> = inWorker
@@ -195,7 +197,7 @@ export const streamPetFile = async (
   let pets: unknown[] | undefined;
   let ours: ReadChanges | undefined;
   try {
-    pets = await readPets(file, header[0].length, petsEnd, chunk);
+    pets = await readPets(file, petsStart, petsEnd, chunk);
     ours = journal && theirs < journal.length ? readOurChanges(journal, theirs, name) : undefined;
   } finally {
     // Settled either way, so a failed read leaves no rejection unheard.
@@ -219,8 +221,8 @@ export const streamPetFile = async (
   }
   // A journal's animal with an id below the file's last is sorted in among the file's (an
   // edit's ids: see `addPetChanges`); the file's animals are then no longer the content's first.
-  const offset = header[0].length;
-  const petLines = count > 0 && content.pets[count - 1] === lastInFile ? { offset, length: petsEnd - offset, count } : undefined;
+  const inOrder = count > 0 && content.pets[count - 1] === lastInFile;
+  const petLines = inOrder ? { offset: petsStart, length: petsEnd - petsStart, count } : undefined;
   return { content, keyLines: lines && { offset: keysStart + lines.start, length: lines.length, end: part.keysEnd }, petLines };
 };
 
