@@ -6,10 +6,11 @@
  * had used by then (the steadier figure when other programs share the cores).
  *
  *   npx tsx test/bench/compareStarts.ts --source before=/tmp/before --source after=. \
- *     [--animals 1000000] [--keys 100000] [--rounds 3] [--spacing server|compact|indented]
+ *     [--animals 1000000] [--keys 100000] [--rounds 3] [--spacing server|compact|indented|sorted]
  *
  * `--spacing` lays the file out as the server writes it (the default), or as
- * `JSON.stringify` writes the same document: on one line, or indented.
+ * `JSON.stringify` writes the same document: on one line, or indented, or on one line with
+ * its fields sorted by name (`jq -S -c`).
  *
  * A checkout needs a build (`npm run build`) and its dependencies (`node_modules` linked to
  * this one's will do).
@@ -66,7 +67,7 @@ killLeftoverProcessesOnExit();
 const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'animal-store-compare-starts-'));
 try {
   const file = path.join(folder, 'animals.json');
-  const spacings: readonly string[] = ['server', 'compact', 'indented'] satisfies SeedSpacing[];
+  const spacings: readonly string[] = ['server', 'compact', 'indented', 'sorted'] satisfies SeedSpacing[];
   if (!spacings.includes(args.spacing)) throw new Error(`--spacing must be one of ${spacings.join(', ')}, not ${args.spacing}.`);
   seedWriteCostFile(file, Number(args.animals), Number(args.keys), args.spacing as SeedSpacing);
   console.log(

@@ -7,9 +7,30 @@ import { PetFileSerializer } from '../../storage/jsonFile/write/PetFileSerialize
 
 /**
  * How a seeded file is spaced: as the server writes it (an animal and a key a line), or as
- * `JSON.stringify` writes the same document, on one line or indented by two spaces.
+ * `JSON.stringify` writes the same document, on one line or indented by two spaces, or on
+ * one line with every object's fields sorted by name, as `jq -S -c`, Go's encoder of a map
+ * or Python's `sort_keys` write them (the keys' list then before the animals').
  */
-export type SeedSpacing = 'server' | 'compact' | 'indented';
+export type SeedSpacing = 'server' | 'compact' | 'indented' | 'sorted';
+
+/** `value` with every object's fields sorted by name, as `jq -S` sorts them. */
+const sortedFields = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(sortedFields);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([name, field]) => [name, sortedFields(field)]),
+  );
+};
+
+/** The server's text of a data file laid out as `spacing` says. */
+const laidOut = (text: Buffer, spacing: SeedSpacing): string | Buffer => {
+  if (spacing === 'server') return text;
+  const data: unknown = JSON.parse(text.toString());
+  if (spacing === 'sorted') return JSON.stringify(sortedFields(data));
+  return JSON.stringify(data, null, spacing === 'indented' ? 2 : undefined);
+};
 
 /**
  * A data file of `animals` animals and `keys` Idempotency-Keys live for a day, each key as
@@ -34,8 +55,5 @@ export const seedWriteCostFile = (file: string, animals: number, keys: number, s
     expiresAt: now + 86_400_000,
   }));
   const text = Buffer.concat(new PetFileSerializer().serialize({ format: 2, nextId: animals + 1, pets, idempotencyKeys }));
-  fs.writeFileSync(
-    file,
-    spacing === 'server' ? text : JSON.stringify(JSON.parse(text.toString()), null, spacing === 'indented' ? 2 : undefined),
-  );
+  fs.writeFileSync(file, laidOut(text, spacing));
 };

@@ -27,18 +27,6 @@ const firstUnspacedFrom = (bytes: Uint8Array, at: number): number => {
 };
 
 /**
- * Where the list before the field name starting at `field` ends (its `]`), when only a comma
- * and spacing part them, as a data file's lists end before the field after them; -1 when
- * not (or when `field` is -1).
- */
-export const listEndBefore = (bytes: Uint8Array, field: number): number => {
-  if (field < 0) return -1;
-  const comma = lastUnspacedBefore(bytes, field);
-  const end = lastUnspacedBefore(bytes, comma);
-  return bytes[comma] === COMMA && bytes[end] === CLOSE_BRACKET ? end : -1;
-};
-
-/**
  * Where the list after the field name ending at `at` starts (its `[`), when only a colon and
  * spacing part them; -1 when not.
  */
@@ -47,6 +35,3 @@ export const listStartAfter = (bytes: Uint8Array, at: number): number => {
   const opening = firstUnspacedFrom(bytes, colon + 1);
   return bytes[colon] === NAME_SEPARATOR && bytes[opening] === OPEN_BRACKET ? opening : -1;
 };
-
-/** A pattern's text for JSON's tokens `tokens` (each a pattern's text) with any spacing between them. */
-export const spacedPattern = (...tokens: string[]): string => tokens.join('[ \\t\\n\\r]*');

@@ -1,18 +1,16 @@
-/** @module The keys' part of a data file: its keys' queue, and what follows the list; the journal's keys too, when given. */
+/** @module The keys' part of a data file: its keys' list as a queue; the journal's keys too, when given. */
 import type { Changes } from '../../durableFile/index.js';
 import { IdempotencyKeys, type IdempotencyKeysSnapshot } from '../../IdempotencyKeys.js';
 import { keysProblem } from '../format/checkPetFile.js';
-import { CLOSE_BRACE, CLOSE_BRACKET, lastUnspacedBefore, listEndBefore, NEWLINE, OPEN_BRACE, OPEN_BRACKET } from '../format/jsonBytes.js';
+import { CLOSE_BRACE, CLOSE_BRACKET, NEWLINE, OPEN_BRACE, OPEN_BRACKET } from '../format/jsonBytes.js';
 import { type ReadChanges, readPetChanges } from '../format/PetChange.js';
 import { type IdempotencyKeyInFile, keyFromFile } from '../format/PetFileData.js';
 import { parseListPieces } from './listPieces.js';
 
-/** What `readKeysPart` makes of the bytes from the keys' list to the file's end. */
+/** What `readKeysPart` makes of a data file's keys' list. */
 export interface KeysPart {
   /** The list's keys, checked, as a queue's snapshot (to send from a worker thread). */
   snapshot: IdempotencyKeysSnapshot;
-  /** The text after the list: the file's end, or its sync part and end. */
-  rest: string;
   /** Where the list's key lines lie in these bytes (the line break after its `[` to the one before its `]`), when it has any. */
   lines: { start: number; length: number } | undefined;
   /** The sequence number after the list's last key: the keys after it in the snapshot are the journal's. */
@@ -20,9 +18,6 @@ export interface KeysPart {
   /** What the journal's changes add beyond their keys (see `readPetChanges`), when given its changes. */
   changes?: ReadChanges | undefined;
 }
-
-/** The sync part's field, sought from the file's end when the keys' list is not its last. */
-const SYNC_FIELD = Buffer.from('"sync"');
 
 /** How many closing braces `bytes` holds: one a key, about how many keys its list holds. */
 const closingBracesIn = (bytes: Buffer): number => {
@@ -32,23 +27,9 @@ const closingBracesIn = (bytes: Buffer): number => {
 };
 
 /**
- * Where the keys' list ends (its `]`) in `bytes`, from the list's `[` to the file's end:
- * before the file's closing brace, or before the comma and the file's last `"sync"` (a
- * key holding that very text after the field leaves the file to be read the usual way);
- * -1 when neither, spacing aside.
- */
-const listEndIn = (bytes: Buffer): number => {
-  const fileEnd = lastUnspacedBefore(bytes, bytes.byteLength);
-  if (bytes[fileEnd] !== CLOSE_BRACE) return -1;
-  const last = lastUnspacedBefore(bytes, fileEnd);
-  if (bytes[last] === CLOSE_BRACKET) return last;
-  return listEndBefore(bytes, bytes.lastIndexOf(SYNC_FIELD));
-};
-
-/**
- * The keys' list at the start of `bytes` (from its `[` to the file's end), parsed and
- * checked, and the text after it; `undefined` when the list is laid out otherwise or is
- * not valid: the caller then reads the file the usual way, which names what is wrong. Run
+ * The keys' list `bytes` (from its `[` to its `]`), parsed and checked; `undefined` when
+ * the list is laid out otherwise or is not valid: the caller then reads the file the usual
+ * way, which names what is wrong. Run
  * in a worker thread for a long list (see `readKeysInWorker`). Any spacing will do; where
  * the key lines lie is said only of a list laid out as the serialiser writes it, a key a
  * line (`[`, a line break, `{` … `}`, a line break, `]`), for a whole write to copy.
@@ -64,8 +45,8 @@ const listEndIn = (bytes: Buffer): number => {
  */
 export const readKeysPart = (bytes: Uint8Array, journal?: Changes): KeysPart | undefined => {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const end = listEndIn(buffer);
-  if (buffer[0] !== OPEN_BRACKET || end < 1) return undefined;
+  const end = buffer.byteLength - 1;
+  if (buffer[0] !== OPEN_BRACKET || buffer[end] !== CLOSE_BRACKET || end < 1) return undefined;
   const items = buffer.subarray(1, end);
   const keys = new IdempotencyKeys([], closingBracesIn(items));
   const take = (piece: unknown[]): boolean => {
@@ -85,5 +66,5 @@ export const readKeysPart = (bytes: Uint8Array, journal?: Changes): KeysPart | u
       return undefined;
     }
   }
-  return { snapshot: keys.snapshot(), rest: buffer.toString('utf8', end + 1), lines, keysEnd, changes };
+  return { snapshot: keys.snapshot(), lines, keysEnd, changes };
 };

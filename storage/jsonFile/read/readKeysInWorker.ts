@@ -32,8 +32,8 @@ const spawnKeysWorker = (): Worker => {
 };
 
 /**
- * What `readKeysPart` makes of `bytes` (from a data file's keys' list to its end) and of the
- * journal's first `count` `changes` (all by default), made in a worker thread
+ * What `readKeysPart` makes of `bytes` (a data file's keys' list, from its `[` to its `]`)
+ * and of the journal's first `count` `changes` (all by default), made in a worker thread
  * (`keysWorker`), or `undefined` when the list is not valid, the bytes could not be read, or
  * the worker could not run: the caller then reads the file the usual way, in this thread.
  * The changes' bytes go to the worker (see `JournalChanges.lend`: all of them move, fewer

@@ -5,13 +5,12 @@
 import type { FileReading, JournalChanges } from '../../durableFile/index.js';
 import { IdempotencyKeys } from '../../IdempotencyKeys.js';
 import { checkPetFile } from '../format/checkPetFile.js';
-import { listEndBefore, listStartAfter, spacedPattern } from '../format/jsonBytes.js';
 import { addPetChanges, type ReadChanges, readPetChanges, replayPetChanges } from '../format/PetChange.js';
 import { type PetFileContent, toPetFileContent } from '../format/PetFileContent.js';
-import type { PetFileData } from '../format/PetFileData.js';
 import type { PetLines } from '../write/findPetLines.js';
 import { type KeysPart, readKeysPart } from './keysPart.js';
 import { parseListPieces } from './listPieces.js';
+import { outlinePetFile } from './outlinePetFile.js';
 import { readKeysInWorker } from './readKeysInWorker.js';
 
 /** How many bytes a read takes. */
@@ -51,24 +50,6 @@ export const workerShareOf = (journal: JournalChanges, petsBytes: number, keysBy
   return journal.countWithin(Math.max(balanced, 0));
 };
 
-/** How many bytes of the file's start hold its opening, however spaced; a file spaced more widely is read the usual way. */
-const HEADER_BYTES = 256;
-
-/**
- * The opening, in the order the serialiser writes it and with any JSON spacing (and a
- * UTF-8 byte-order mark, read as Latin-1): the format, the next id (as JSON writes a
- * whole number), then the animals' list.
- */
-const HEADER = new RegExp(
-  `^(?:\u00ef\u00bb\u00bf)?${spacedPattern('', '\\{', '"format"', ':', '2', ',', '"nextId"', ':', '(0|[1-9]\\d*)', ',', '"pets"', ':', '\\[')}`,
-);
-
-/** The keys' field, sought from the file's end: it parts the animals' list from the keys'. */
-const KEYS_FIELD = Buffer.from('"idempotencyKeys"');
-
-/** How far a list's bracket may lie from the keys' field, spacing included. */
-const SPACING_BYTES = 64;
-
 /**
  * A data file's content, its journal's changes applied, and where the file's keys' lines lie
  * in it (bytes from the line break after the list's `[`; `end`, the sequence number after
@@ -85,37 +66,6 @@ export interface ReadContent {
    */
   petLines?: PetLines | undefined;
 }
-
-/** Where `needle` last occurs in the file, sought backwards a chunk at a time; -1 when nowhere. */
-const findLast = async (file: FileReading, needle: Buffer, chunk: Buffer): Promise<number> => {
-  let end = file.size;
-  for (;;) {
-    const start = Math.max(0, end - chunk.byteLength);
-    const bytes = await file.bytes(start, end - start, chunk);
-    const at = bytes.lastIndexOf(needle);
-    if (at !== -1) return start + at;
-    if (start === 0) return -1;
-    // Overlapping, so a needle across two chunks is found.
-    end = start + needle.byteLength - 1;
-  }
-};
-
-/**
- * Where the animals' list ends (its `]`) and the keys' list starts (its `[`): around the
- * file's last `"idempotencyKeys"`, when that is the field between them (only a key or a
- * sync part holding that very text would put another after it: such a file is read the
- * usual way); `undefined` when not.
- */
-const findKeysList = async (file: FileReading, chunk: Buffer): Promise<{ petsEnd: number; keysStart: number } | undefined> => {
-  const field = await findLast(file, KEYS_FIELD, chunk);
-  if (field === -1) return undefined;
-  const from = Math.max(0, field - SPACING_BYTES);
-  const at = field - from;
-  const bytes = await file.bytes(from, at + KEYS_FIELD.byteLength + SPACING_BYTES, chunk);
-  const petsEnd = listEndBefore(bytes, at);
-  const keysStart = listStartAfter(bytes, at + KEYS_FIELD.byteLength);
-  return petsEnd === -1 || keysStart === -1 ? undefined : { petsEnd: from + petsEnd, keysStart: from + keysStart };
-};
 
 /**
  * The animals' list between bytes `from` (after its `[`) and `end` (its `]`), read a chunk
@@ -145,14 +95,13 @@ const readPets = async (file: FileReading, from: number, end: number, chunk: Buf
 };
 
 /**
- * The content of a data file with its fields in the serialiser's order, however spaced (as
- * the server writes it, or as `JSON.stringify` does, compact or indented), and where its
- * keys' lines lie when laid out as the serialiser writes them; `undefined` for any other
- * layout and any file with a problem, which the caller then reads whole, naming the
- * problem. The keys' part is read into its own buffer and parsed in a worker thread (in
- * this one when short), while this thread parses the animals a piece at a time through
- * one buffer. At a million animals, reading the text
- * whole made a string of over 100 MB twice (the read's pieces, then one flat string), a
+ * The content of a data file, its fields in any order and however spaced (as the server
+ * writes it, as `JSON.stringify` does, compact or indented, or sorted: see
+ * `outlinePetFile`), and where its keys' lines lie when laid out as the serialiser writes
+ * them; `undefined` for any other layout and any file with a problem, which the caller then
+ * reads whole, naming the problem. The keys' list is read into its own buffer and parsed in
+ * a worker thread (in this one when short), while this thread parses the animals a piece at
+ * a time through one buffer. At a million animals, reading the text whole made a string of over 100 MB twice (the read's pieces, then one flat string), a
  * quarter of the pages a start touched; pages are slow to touch on some machines (13 µs
  * each on one we measured), so this cut a start by most of a second there.
  *
@@ -173,22 +122,20 @@ export const streamPetFile = async (
   shareOf = workerShareOf,
 ): Promise<ReadContent | undefined> => {
   const chunk = Buffer.allocUnsafeSlow(CHUNK_BYTES);
-  const header = HEADER.exec((await file.bytes(0, HEADER_BYTES, chunk)).toString('latin1'));
-  if (!header) return undefined;
-  // Where the animals' list starts: after its `[`.
-  const petsStart = header[0].length;
-  const lists = await findKeysList(file, chunk);
-  if (!lists || lists.petsEnd < petsStart) return undefined;
+  const outline = await outlinePetFile(file, chunk);
+  // Only the current format is read a range at a time: an older one is read whole, then upgraded.
+  if (outline?.fields.format !== 2) return undefined;
+  const { fields, pets: petsList, keys: keysList } = outline;
   // Changes lent before (a read that failed after lending them) are read again from the journal.
   const journal = changes.length > 0 ? await changes.readable() : undefined;
-  // The keys' part is read on the threadpool while this thread parses the animals.
-  const { petsEnd, keysStart } = lists;
-  const keysLength = file.size - keysStart;
+  // The keys' list, brackets and all, is read on the threadpool while this thread parses the animals.
+  const keysStart = keysList.start - 1;
+  const keysLength = keysList.end + 1 - keysStart;
   const bytes = file
     .bytes(keysStart, keysLength, Buffer.allocUnsafeSlow(keysLength))
     .then((read) => (read.byteLength < keysLength ? undefined : read));
   // The journal's first changes are read in the worker, the rest here (all of them, when the keys are read here too).
-  const share = journal ? shareOf(journal, petsEnd - petsStart, keysLength) : 0;
+  const share = journal ? shareOf(journal, petsList.end - petsList.start, keysLength) : 0;
   const inWorker = keysLength >= WORKER_FROM || share > 0;
   const theirs = inWorker ? share : 0;
   const keys: Promise<KeysPart | undefined> = inWorker
@@ -197,15 +144,15 @@ export const streamPetFile = async (
   let pets: unknown[] | undefined;
   let ours: ReadChanges | undefined;
   try {
-    pets = await readPets(file, petsStart, petsEnd, chunk);
+    pets = await readPets(file, petsList.start, petsList.end, chunk);
     ours = journal && theirs < journal.length ? readOurChanges(journal, theirs, name) : undefined;
   } finally {
     // Settled either way, so a failed read leaves no rejection unheard.
     await keys.catch(() => undefined);
   }
   const part = await keys;
-  const sync = part && pets && syncOf(part.rest);
-  const checked = sync && checkPetFile({ format: 2, nextId: Number(header[1]), pets, idempotencyKeys: [], ...sync });
+  // The keys were checked as they were read.
+  const checked = part && pets && checkPetFile({ ...fields, pets, idempotencyKeys: [] });
   if (!checked || !('data' in checked)) return undefined;
   const { lines } = part;
   const content = toPetFileContent(checked.data, IdempotencyKeys.fromSnapshot(part.snapshot));
@@ -222,7 +169,7 @@ export const streamPetFile = async (
   // A journal's animal with an id below the file's last is sorted in among the file's (an
   // edit's ids: see `addPetChanges`); the file's animals are then no longer the content's first.
   const inOrder = count > 0 && content.pets[count - 1] === lastInFile;
-  const petLines = inOrder ? { offset: petsStart, length: petsEnd - petsStart, count } : undefined;
+  const petLines = inOrder ? { offset: petsList.start, length: petsList.end - petsList.start, count } : undefined;
   return { content, keyLines: lines && { offset: keysStart + lines.start, length: lines.length, end: part.keysEnd }, petLines };
 };
 
@@ -233,26 +180,4 @@ const readOurChanges = (journal: JournalChanges, theirs: number, name: string): 
   } catch {
     return undefined;
   }
-};
-
-/** The file's end after the keys' list: its closing brace, spaced or not. */
-const FILE_END = new RegExp(`^${spacedPattern('', '\\}', '')}$`);
-
-/** The comma before a part after the keys' list. */
-const PART_AFTER_KEYS = new RegExp(`^${spacedPattern('', ',')}`);
-
-/** What follows the keys' list: nothing but the file's end, or its sync part; `undefined` when anything else. */
-const syncOf = (rest: string): Pick<PetFileData, 'sync'> | undefined => {
-  if (FILE_END.test(rest)) return {};
-  const comma = PART_AFTER_KEYS.exec(rest);
-  if (!comma) return undefined;
-  let tail: unknown;
-  try {
-    tail = JSON.parse(`{${rest.slice(comma[0].length)}`);
-  } catch {
-    return undefined;
-  }
-  return typeof tail === 'object' && tail !== null && Object.keys(tail).length === 1 && 'sync' in tail
-    ? { sync: tail.sync as PetFileData['sync'] }
-    : undefined;
 };

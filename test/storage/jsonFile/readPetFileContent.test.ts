@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { StoredIdempotencyKey } from '../../../core/PetStorage.js';
 import type { Pet } from '../../../core/schemas/Pet.js';
@@ -77,8 +78,9 @@ const readingOf = (text: string): FileReading => {
   };
 };
 
-/** The keys' part of a file's text as the server writes it: from the keys' list to the end, in bytes. */
-const keysPartOf = (text: string) => Buffer.from(text.slice(text.indexOf('"idempotencyKeys":[') + '"idempotencyKeys":'.length));
+/** The keys' list of a file's text as the server writes it, from its `[` to its `]`, in bytes. */
+const keysPartOf = (text: string) =>
+  Buffer.from(text.slice(text.indexOf('"idempotencyKeys":[') + '"idempotencyKeys":'.length, text.lastIndexOf(']') + 1));
 
 /** Where the server's serialiser put the keys' lines: from the line break after the list's `[` to the one before its `]`. */
 const keyLinesOf = (text: string, keys: number) => {
@@ -108,14 +110,16 @@ describe('Reading a large data file a range at a time, its keys in a worker thre
     const wanted = idempotencyKeys[4_321]!;
     expect(queue.find({ ...wanted, fingerprint: '', createdAt: NOW + 5_000 })).toEqual(wanted);
     expect(queue.find({ ...wanted, scope: 'ff'.repeat(32), fingerprint: '', createdAt: NOW + 5_000 })).toBeUndefined();
-    expect(part!.rest).toBe('}\n');
+    // From the line break after its `[` to the one before its `]`.
+    expect(part!.lines).toEqual({ start: 1, length: keysPartOf(textOf(data)).byteLength - 3 });
     // Not a list of valid keys, or not laid out as the server writes it: nothing, and the caller reads the file itself.
     const bad = dataWith(10, 5_000);
     bad.idempotencyKeys[17] = { ...bad.idempotencyKeys[17]!, petId: 0 };
     expect(await readKeysInWorker(Promise.resolve(keysPartOf(textOf(bad))))).toBeUndefined();
     expect(await readKeysInWorker(Promise.resolve(Buffer.from('[{"scope":')))).toBeUndefined();
-    const compact = `${JSON.stringify(idempotencyKeys.map(keyToFile))}}`;
-    expect(await readKeysInWorker(Promise.resolve(Buffer.from(`${compact.slice(0, -1)},"extra":1}`)))).toBeUndefined();
+    const compact = JSON.stringify(idempotencyKeys.map(keyToFile));
+    expect(await readKeysInWorker(Promise.resolve(Buffer.from(`${compact.slice(0, -1)},{"extra":1}]`)))).toBeUndefined();
+    expect(await readKeysInWorker(Promise.resolve(Buffer.from(`${compact}}`)))).toBeUndefined();
     // Spaced otherwise, the same queue; no key lines to copy, as the list is not a key a line.
     const spacedOtherwise = await readKeysInWorker(Promise.resolve(Buffer.from(compact)));
     expect([...IdempotencyKeys.fromSnapshot(spacedOtherwise!.snapshot).values()]).toEqual(idempotencyKeys);
@@ -277,24 +281,125 @@ describe('Reading a large data file a range at a time, its keys in a worker thre
       expect(streamed!.content.pets).toEqual(data.pets);
       expect([...streamed!.content.idempotencyKeys.values()]).toEqual(data.idempotencyKeys);
     }
-    // A key whose text is the keys' field itself, after it: read the usual way, to the same content.
-    const { content } = await readPetFileContent(readingOf(textOf(withFieldKey)), 'animals.json', NO_CHANGES);
-    expect([...content.idempotencyKeys.values()]).toEqual(withFieldKey.idempotencyKeys);
+    // A key whose text is the keys' field itself, after the field: no field, as no list follows it.
+    const streamed = await streamPetFile(readingOf(textOf(withFieldKey)), NO_CHANGES, 'animals.json');
+    expect([...streamed!.content.idempotencyKeys.values()]).toEqual(withFieldKey.idempotencyKeys);
   });
 
-  it('Should read a large file laid out otherwise (fields in another order) the usual way, to the same content', async () => {
-    const data = dataWith(2_000, 5_000);
+  it('Should read a large file with its fields in any order a range at a time, to the content parsePetFile reads', async () => {
+    const sync = {
+      leases: [{ scope: SCOPE, first: 1_000_001, last: 1_001_000 }],
+      kiosk: { hub: 'https://hub.example', blocks: [{ first: 7, last: 9 }], nextId: 8, pushedThrough: 0, checkpoint: 3 },
+    } as PetFileData['sync'];
+    const data = dataWith(16_000, 6_000, sync);
+    // An animal named as the keys' field and a key as the animals': texts, not fields.
+    data.pets[5]!.name = 'idempotencyKeys';
+    data.idempotencyKeys[7]!.key = 'pets';
+    const { format, nextId, pets } = data;
+    const idempotencyKeys = data.idempotencyKeys.map(keyToFile);
+    const layouts = {
+      'sorted (jq -S, Go, sort_keys)': { format, idempotencyKeys, nextId, pets, sync },
+      'sorted and indented': JSON.stringify({ format, idempotencyKeys, nextId, pets, sync }, null, 2),
+      'the keys first, the next id last': { idempotencyKeys, format, pets, sync, nextId },
+      'the lists first': { pets, idempotencyKeys, nextId, sync, format },
+      'the sync part first': { sync, nextId, format, pets, idempotencyKeys },
+      'an empty keys list first': { idempotencyKeys: [], nextId, format, pets },
+    };
+    for (const [layout, file] of Object.entries(layouts)) {
+      const text = `\ufeff ${typeof file === 'string' ? file : JSON.stringify(file)}\n`;
+      expect(Buffer.byteLength(text), layout).toBeGreaterThan(1024 * 1024);
+      const streamed = await streamPetFile(readingOf(text), NO_CHANGES, 'animals.json');
+      const parsed = parsePetFile(text.slice(1), 'animals.json');
+      expect(streamed, layout).toBeDefined();
+      expect(plain(streamed!.content), layout).toEqual(plain(toPetFileContent(parsed)));
+      expect(streamed!.content.sync, layout).toEqual(typeof file === 'string' || 'sync' in file ? sync : undefined);
+      expect(streamed!.content.idempotencyKeys.size, layout).toBe(layout === 'an empty keys list first' ? 0 : 6_000);
+      // Where the animals lie, for a whole write to look at: from after their `[` to their `]`.
+      const { offset, length } = streamed!.petLines!;
+      expect(JSON.parse(`[${Buffer.from(text).toString('utf8', offset, offset + length)}]`), layout).toEqual(pets);
+    }
+  });
+
+  it('Should read any valid file, its fields in any order and spaced any way, as parsePetFile does', async () => {
+    // Names and keys holding the texts the outline seeks and cuts at.
+    const tricky = fc
+      .array(fc.constantFrom('"pets":[', '"idempotencyKeys":[', ']', '],', '},', '{', '"sync":{', ',', 'Rex', ' '), {
+        minLength: 1,
+        maxLength: 4,
+      })
+      .map((parts) => parts.join(''));
+    const spacing = fc.constantFrom('', ' ', '\n', '\r\n', '\t ', '  \n  ');
+    const file = fc
+      .record({
+        names: fc.array(tricky, { maxLength: 12 }),
+        keyTexts: fc.uniqueArray(tricky, { maxLength: 8 }),
+        sync: fc.boolean(),
+        order: fc.shuffledSubarray(['format', 'nextId', 'pets', 'idempotencyKeys', 'sync'], { minLength: 5 }),
+        indent: fc.constantFrom(undefined, 2, '\t'),
+        around: fc.array(spacing, { minLength: 24, maxLength: 24 }),
+      })
+      .map(({ names, keyTexts, sync, order, indent, around }) => {
+        const pets = names.map((name, at): Pet => ({ id: at + 1, name: `Rex ${name}`, categoryId: 1 + at, status: 'available' }));
+        const idempotencyKeys = (pets.length === 0 ? [] : keyTexts).map((key, at) =>
+          keyToFile({
+            scope: SCOPE,
+            key,
+            fingerprint: 'Qm9Xc2VlZA',
+            petId: 1 + (at % pets.length),
+            createdAt: NOW,
+            expiresAt: NOW + 86_400_000,
+          }),
+        );
+        const fields: Record<string, unknown> = { format: 2, nextId: pets.length + 1, pets, idempotencyKeys };
+        if (sync) fields.sync = { leases: [{ scope: SCOPE, first: 1_000_001, last: 1_001_000 }] };
+        const present = order.filter((name) => name in fields);
+        let space = 0;
+        const next = () => around[space++ % around.length]!;
+        const body = present.map((name) => `${next()}"${name}"${next()}:${next()}${JSON.stringify(fields[name], null, indent)}${next()}`);
+        return `${next()}{${body.join(',')}}${next()}`;
+      });
+    await fc.assert(
+      fc.asyncProperty(file, fc.boolean(), async (text, byteOrderMark) => {
+        const parsed = toPetFileContent(parsePetFile(text, 'animals.json'));
+        const streamed = await streamPetFile(readingOf(byteOrderMark ? `\ufeff${text}` : text), NO_CHANGES, 'animals.json');
+        expect(streamed).toBeDefined();
+        expect(plain(streamed!.content)).toEqual(plain(parsed));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('Should read a large file the usual way when its fields are not two lists and the small ones, to what parsePetFile says', async () => {
+    const data = dataWith(16_000, 6_000);
+    const { format, nextId, pets } = data;
     const keys = data.idempotencyKeys.map(keyToFile);
-    // Keys before the animals; the next id first.
-    const keysFirst = JSON.stringify({ format: 2, nextId: data.nextId, idempotencyKeys: keys, pets: data.pets });
-    const nextIdFirst = JSON.stringify({ nextId: data.nextId, format: 2, pets: data.pets, idempotencyKeys: keys });
-    for (const text of [keysFirst, nextIdFirst]) {
-      expect(Buffer.byteLength(text)).toBeGreaterThan(1024 * 1024);
-      expect(await streamPetFile(readingOf(text), NO_CHANGES, 'animals.json')).toBeUndefined();
-      const { content, keyLines } = await readPetFileContent(readingOf(text), 'animals.json', NO_CHANGES);
-      expect(content.pets).toEqual(data.pets);
-      expect([...content.idempotencyKeys.values()]).toEqual(data.idempotencyKeys);
-      expect(keyLines).toBeUndefined();
+    const half = keys.length / 2;
+    const twice = `{"format":2,"nextId":${nextId},"pets":${JSON.stringify(pets)},"idempotencyKeys":${JSON.stringify(keys.slice(0, half))},"idempotencyKeys":${JSON.stringify(keys.slice(half))}}`;
+    const otherwise = {
+      // JSON's last field of a name wins, as parsePetFile reads it.
+      'the keys field twice': twice,
+      'the animals field twice, once after the keys': `${JSON.stringify({ format, nextId, pets: pets.slice(0, 8_000), idempotencyKeys: keys }).slice(0, -1)},"pets":${JSON.stringify(pets.slice(8_000))}}`,
+      'the animals field again after the keys, not a list': `${JSON.stringify({ format, nextId, pets, idempotencyKeys: keys }).slice(0, -1)},"pets":null}`,
+      'an unknown field between the lists': `{"format":2,"nextId":${nextId},"pets":${JSON.stringify(pets)},"extra":[1],"idempotencyKeys":${JSON.stringify(keys)}}`,
+      'an unknown field after them': JSON.stringify({ format, nextId, pets, idempotencyKeys: keys, extra: {} }),
+      'a format this version reads whole, then upgrades': JSON.stringify({ format: 1, nextId, pets }),
+      'no animals': JSON.stringify({ format, nextId, idempotencyKeys: keys, extra: pets }),
+      'no keys (format 2 asks for the list, [] for none)': JSON.stringify({ pets, nextId, format }),
+      'two commas between the lists': `{"format":2,"nextId":${nextId},"pets":${JSON.stringify(pets)},,"idempotencyKeys":${JSON.stringify(keys)}}`,
+      'a comma after the last field': `${JSON.stringify({ pets, idempotencyKeys: keys, format, nextId }).slice(0, -1)},}`,
+      'text after the end': `${JSON.stringify({ format, nextId, pets })}\u00a0`,
+    };
+    for (const [layout, text] of Object.entries(otherwise)) {
+      expect(Buffer.byteLength(text), layout).toBeGreaterThan(1024 * 1024);
+      expect(await streamPetFile(readingOf(text), NO_CHANGES, 'animals.json'), layout).toBeUndefined();
+      const whole = await thrown(() => parsePetFile(text, 'animals.json')).catch(() => undefined);
+      if (whole === undefined) {
+        const { content } = await readPetFileContent(readingOf(text), 'animals.json', NO_CHANGES);
+        expect(plain(content), layout).toEqual(plain(toPetFileContent(parsePetFile(text, 'animals.json'))));
+      } else {
+        expect(whole, layout).toBeInstanceOf(DataFileError);
+        await expect(readPetFileContent(readingOf(text), 'animals.json', NO_CHANGES), layout).rejects.toThrow((whole as Error).message);
+      }
     }
   });
 
