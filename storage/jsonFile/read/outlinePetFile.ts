@@ -147,14 +147,15 @@ const listEndBefore = async (
 /**
  * Where a data file's animals' and keys' lists lie, and its other fields, in whatever order
  * its fields come (as the serialiser writes them, or sorted, as `jq -S`, Go or Python's
- * `sort_keys` write them, or any other) and however spaced. Only the file's ends and the lists' names are read: the list that comes first is found in
- * the file's first chunk, the other sought across the keys (from the file's end when they
- * come last, from their start when first), and each list's end among the `]` before the
- * fields after it. `undefined` for a file laid out otherwise (its first list beyond its
- * first chunk, fields of over a chunk between or after the lists, a field that is neither
- * list nor a small one, a list missing: format 2 asks for both); a name found inside a list's items or a `sync` part leaves a
- * stretch of fields that does not parse, or a list that does not, so the caller, which
- * parses each list, then reads the file the usual way.
+ * `sort_keys` write them, or any other) and however spaced. Only the file's ends and the
+ * lists' names are read: the list that comes first is found in the file's first chunk, the
+ * other sought across the keys (from the file's end when they come last, from their start
+ * when first), and each list's end among the `]` before the fields after it. `undefined`
+ * for a file laid out otherwise (its first list beyond its first chunk, fields of over a
+ * chunk between or after the lists, a field that is neither list nor a small one, a list
+ * missing: format 2 asks for both). A name found inside a list's items or a `sync` part
+ * leaves a stretch of fields that does not parse, or a list that does not, so the caller,
+ * which parses each list, then reads the file the usual way.
  */
 export const outlinePetFile = async (file: FileReading, chunk: Buffer): Promise<PetFileOutline | undefined> => {
   const head = await file.bytes(0, Math.min(file.size, chunk.byteLength), chunk);

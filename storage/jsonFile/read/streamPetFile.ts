@@ -101,9 +101,10 @@ const readPets = async (file: FileReading, from: number, end: number, chunk: Buf
  * them; `undefined` for any other layout and any file with a problem, which the caller then
  * reads whole, naming the problem. The keys' list is read into its own buffer and parsed in
  * a worker thread (in this one when short), while this thread parses the animals a piece at
- * a time through one buffer. At a million animals, reading the text whole made a string of over 100 MB twice (the read's pieces, then one flat string), a
- * quarter of the pages a start touched; pages are slow to touch on some machines (13 µs
- * each on one we measured), so this cut a start by most of a second there.
+ * a time through one buffer. At a million animals, reading the text whole made a string of
+ * over 100 MB twice (the read's pieces, then one flat string), a quarter of the pages a
+ * start touched; pages are slow to touch on some machines (13 µs each on one we measured),
+ * so this cut a start by most of a second there.
  *
  * The journal's changes (`changes`, of the file named `name`) are shared between the two
  * threads (`shareOf` says how many of the first the worker reads; `workerShareOf` but in
