@@ -49,9 +49,8 @@ describe('the bundled bin', () => {
       });
       const change = '{"format":2,"nextId":8,"pets":[{"id":7,"name":"Rex","categoryId":1,"status":"available"}],"idempotencyKeys":[]}';
       const line = Buffer.from(`${createHash('sha256').update(change).digest('hex').slice(0, 16)} ${change}\n`);
-      worker.postMessage({ keys: Buffer.from('[]}\n'), journal: { bytes: line, ends: [line.byteLength - 1] } });
+      worker.postMessage({ keys: Buffer.from('[]'), journal: { bytes: line, ends: [line.byteLength - 1] } });
       expect(await answer).toMatchObject({
-        rest: '}\n',
         lines: undefined,
         keysEnd: 0,
         changes: { nextId: 8, pets: '[{"id":7,"name":"Rex","categoryId":1,"status":"available"}]', syncSteps: [] },
