@@ -108,8 +108,11 @@ const seekField = async (
     const bytes = await file.bytes(start, length, chunk);
     let at = backwards ? bytes.lastIndexOf(name) : bytes.indexOf(name);
     while (at !== -1) {
-      const nearFrom = Math.max(0, start + at - SPACING_BYTES);
-      const around = await file.bytes(nearFrom, near.byteLength, near);
+      // What is around the name, from the chunk when it holds all of it (a key or a name with
+      // the list's name as its text is met once a key, not read again), else read apart.
+      const inChunk = at >= SPACING_BYTES && at + name.byteLength + SPACING_BYTES <= bytes.byteLength;
+      const nearFrom = inChunk ? start : Math.max(0, start + at - SPACING_BYTES);
+      const around = inChunk ? bytes : await file.bytes(nearFrom, near.byteLength, near);
       const items = listAfterField(around, start + at - nearFrom, name);
       if (items !== -1) return { field: start + at, items: nearFrom + items };
       if (backwards && at === 0) break;

@@ -241,7 +241,7 @@ describe('Reading a large data file a range at a time, its keys in a worker thre
     const data = dataWith(40_000, 100);
     const text = textOf(data);
     const damaged = text.replace('{"id":20000,', '{"id":20000,,');
-    /** The file, its reads each taking a moment; a read of the animals' list from `failAt` on fails. */
+    /** The file, its reads each taking a moment; a read that takes byte `failAt` fails. */
     const watched = (source: string, failAt = Number.POSITIVE_INFINITY) => {
       const reading = readingOf(source);
       let running = 0;
@@ -249,7 +249,7 @@ describe('Reading a large data file a range at a time, its keys in a worker thre
         running++;
         try {
           await new Promise((resolve) => setTimeout(resolve, 5));
-          if (position >= failAt && position < source.indexOf('],"idempotencyKeys"')) throw new Error('EIO: i/o error, read');
+          if (position <= failAt && failAt < position + length) throw new Error('EIO: i/o error, read');
           return await reading.bytes(position, length, into);
         } finally {
           running--;
@@ -260,8 +260,9 @@ describe('Reading a large data file a range at a time, its keys in a worker thre
     const givenUp = watched(damaged);
     expect(await streamPetFile(givenUp.reading, NO_CHANGES, 'animals.json')).toBeUndefined();
     expect(givenUp.running()).toBe(0);
-    // A read in the middle of the animals' list.
-    const failing = watched(text, 2 * 1024 * 1024);
+    // A read in the middle of the animals' list, which only their parse reads (the outline reads the first and last megabyte).
+    const failing = watched(text, 1.25 * 1024 * 1024);
+    expect(Buffer.byteLength(text)).toBeGreaterThan(2.5 * 1024 * 1024);
     await expect(streamPetFile(failing.reading, NO_CHANGES, 'animals.json')).rejects.toThrow(/EIO/);
     expect(failing.running()).toBe(0);
   });
@@ -367,6 +368,21 @@ describe('Reading a large data file a range at a time, its keys in a worker thre
       }),
       { numRuns: 300 },
     );
+  });
+
+  it("Should seek a list's name across keys that hold it as their text with a read a megabyte, not one a key", async () => {
+    const data = dataWith(16_000, 6_000);
+    // Every key's text is the animals' field's name, each in a scope of its own.
+    const idempotencyKeys = data.idempotencyKeys.map((key, at) => keyToFile({ ...key, scope: at.toString(16), key: 'pets' }));
+    const text = JSON.stringify({ format: 2, idempotencyKeys, nextId: data.nextId, pets: data.pets });
+    const reading = readingOf(text);
+    let reads = 0;
+    const counted: FileReading = { ...reading, bytes: (...args) => (reads++, reading.bytes(...args)) };
+    const streamed = await streamPetFile(counted, NO_CHANGES, 'animals.json');
+    expect(streamed!.content.pets).toEqual(data.pets);
+    expect(streamed!.content.idempotencyKeys.size).toBe(6_000);
+    // The head, the keys (a chunk or two), the list ends, the keys for the worker, the animals: a handful, not 6,000.
+    expect(reads).toBeLessThan(20);
   });
 
   it('Should read a large file the usual way when its fields are not two lists and the small ones, to what parsePetFile says', async () => {
