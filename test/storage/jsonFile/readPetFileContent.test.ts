@@ -377,7 +377,13 @@ describe('Reading a large data file a range at a time, its keys in a worker thre
     const text = JSON.stringify({ format: 2, idempotencyKeys, nextId: data.nextId, pets: data.pets });
     const reading = readingOf(text);
     let reads = 0;
-    const counted: FileReading = { ...reading, bytes: (...args) => (reads++, reading.bytes(...args)) };
+    const counted: FileReading = {
+      ...reading,
+      bytes: (...args) => {
+        reads++;
+        return reading.bytes(...args);
+      },
+    };
     const streamed = await streamPetFile(counted, NO_CHANGES, 'animals.json');
     expect(streamed!.content.pets).toEqual(data.pets);
     expect(streamed!.content.idempotencyKeys.size).toBe(6_000);
