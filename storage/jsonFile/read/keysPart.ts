@@ -29,10 +29,10 @@ const closingBracesIn = (bytes: Buffer): number => {
 /**
  * The keys' list `bytes` (from its `[` to its `]`), parsed and checked; `undefined` when
  * the list is laid out otherwise or is not valid: the caller then reads the file the usual
- * way, which names what is wrong. Run
- * in a worker thread for a long list (see `readKeysInWorker`). Any spacing will do; where
- * the key lines lie is said only of a list laid out as the serialiser writes it, a key a
- * line (`[`, a line break, `{` … `}`, a line break, `]`), for a whole write to copy.
+ * way, which names what is wrong. Run in a worker thread for a long list (see
+ * `readKeysInWorker`). Any spacing will do; where the key lines lie is said only of a list
+ * laid out as the serialiser writes it, a key a line (`[`, a line break, `{` … `}`, a line
+ * break, `]`), for a whole write to copy.
  *
  * The list is parsed a piece at a time (`parseListPieces`) and each piece's keys go into
  * the queue at once: parsed whole, 100,000 keys were 700,000 objects and strings alive

@@ -49,7 +49,7 @@ const trimSpacing = (text: string): string => text.replace(/^[ \t\n\r]+|[ \t\n\r
  * spacing. `undefined` when it holds anything else: a cut that fell inside a list or an
  * object leaves its text unbalanced, so no wrong cut parses.
  */
-export const fieldsBetween = (text: string, place: 'first' | 'between' | 'last'): Record<string, unknown> | undefined => {
+const fieldsBetween = (text: string, place: 'first' | 'between' | 'last'): Record<string, unknown> | undefined => {
   let inner = trimSpacing(text);
   if (place === 'last') {
     if (!inner.endsWith('}')) return undefined;
