@@ -287,7 +287,7 @@ describe('The data file encodes its Idempotency-Keys ahead of a whole write', ()
     let keyed = 0;
     const fewKeyLines: [number, number][] = [];
     for (let write = 0; write < 300; write++) {
-      // Every third write a batch of many keys (as under load), whose line is noted; the rest a few, whose lines are not.
+      // Every third write a batch of many keys (as under load), the rest a few.
       const entries = Array.from({ length: write % 3 === 0 ? 30 + (write % 9) : 1 + (write % 7) }, (_, offset) => ({
         // Names beyond ASCII before the keys, and keys with quotes and backslashes: offsets are bytes.
         newPet: { name: offset % 2 === 0 ? `Zoë ${at + offset}` : `Animal ${at + offset}`, categoryId: 2, status: 'sold' as const },
@@ -336,10 +336,11 @@ describe('The data file encodes its Idempotency-Keys ahead of a whole write', ()
       0,
     );
     expect(copiedKeys).toBeGreaterThan(keyed / 2);
-    // And none of the keys of a line of few keys (not noted: encoded instead).
-    for (const [, { start, end }] of copied.mock.calls) {
-      for (const [first, after] of fewKeyLines) expect(end <= first || start >= after).toBe(true);
-    }
+    // Lines of a few keys too (a kiosk's holds one; under load on a fast disk, a few): all
+    // but those appended after the last whole write, or to a journal a failed one left.
+    const copiedRanges = copied.mock.calls.filter((_, call) => copied.mock.results[call]!.value).map(([, lines]) => lines);
+    const fewCopied = fewKeyLines.filter(([first, after]) => copiedRanges.some(({ start, end }) => start <= first && after <= end));
+    expect(fewCopied.length).toBeGreaterThan(fewKeyLines.length * 0.9);
     copied.mockRestore();
   });
 
