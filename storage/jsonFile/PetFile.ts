@@ -64,8 +64,8 @@ export class PetFile {
   readonly #preparation: WritePreparation;
   /** The file may hold animals whose create failed (a whole write failed after its rename): the next write is whole. */
   #holdsFailedAnimals = false;
-  /** A whole write is queued or under way, outside any create. */
-  #compacting = false;
+  /** A whole write queued or under way outside any create, until it is done or has failed. */
+  #compacting: Promise<void> | undefined;
   /** Settles once the file, being replaced while creates go on (see `#writeWholeAlongside`), is replaced or not. */
   #replacing: Promise<void> | undefined;
   /** No whole write is tried on its own before then (ms since the epoch): the last one failed. */
@@ -340,11 +340,10 @@ export class PetFile {
    */
   #compactSoon(): void {
     if (this.#compacting || Date.now() < this.#compactAfter) return;
-    this.#compacting = true;
     // The bytes of what the journal added are encoded first, a chunk per turn of the event
     // loop while creates go on, so the whole write itself does not stall the server.
     // Stopped when an edit replaces the content: its bytes must not be cached as the new one's.
-    void this.#prepareWhole(() => this.#closed)
+    this.#compacting = this.#prepareWhole(() => this.#closed)
       .then(() => this.#writeWholeAlongside())
       .then((written) => {
         if (!written || this.#wholeWriteFailure === undefined) return;
@@ -357,7 +356,7 @@ export class PetFile {
         if (error instanceof DurableWriteError) this.#wholeWriteFailed(error);
       })
       .finally(() => {
-        this.#compacting = false;
+        this.#compacting = undefined;
       });
   }
 
@@ -408,14 +407,14 @@ export class PetFile {
   async close(): Promise<void> {
     // The stop's whole write copies the keys' bytes from the file and the journal, as a
     // compaction does, rather than encoding every key again: 0.6 s of the one thread at
-    // 400,000 keys. Not beside a compaction under way, whose own preparation is doing it.
-    if (!this.#closed && !this.#compacting && this.#data.journal.pending) {
-      this.#compacting = true;
-      await this.#prepareWhole(() => this.#closed)
-        .catch(() => {})
-        .finally(() => {
-          this.#compacting = false;
-        });
+    // 400,000 keys. After a compaction under way, whose document lacks the creates that came
+    // meanwhile: stopped in a flood, the stop encoded all 230,000 keys of the file again.
+    while (this.#compacting) await this.#compacting;
+    if (!this.#closed && this.#data.journal.pending) {
+      // Marked as a compaction, so the last creates' appends start none beside it.
+      this.#compacting = this.#prepareWhole(() => this.#closed).catch(() => {});
+      await this.#compacting;
+      this.#compacting = undefined;
     }
     return this.#queue.run(async () => {
       if (this.#closed) return;

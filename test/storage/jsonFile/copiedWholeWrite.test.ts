@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { IdempotencyKey } from '../../../core/PetStorage.js';
 import { DurableTextFile, FileChangedError, type FileSystem, nodeFileSystem } from '../../../storage/durableFile/index.js';
+import { IdempotencyKeys } from '../../../storage/IdempotencyKeys.js';
 import { type JsonFileStorage, openJsonFileStorage, openJsonFileStorageOn } from '../../../storage/jsonFile/openJsonFileStorage.js';
 import { parsePetFile } from '../../../storage/jsonFile/read/parsePetFile.js';
 import { PetFileSerializer } from '../../../storage/jsonFile/write/PetFileSerializer.js';
@@ -102,6 +103,29 @@ describe('A whole write copies what the file and the journal already hold', () =
     await storage.close();
     // The edit, with the journal's creates after it (as documented), written whole by the stop.
     expect(parsePetFile(fs.readFileSync(file, 'utf8'), file).pets[0]!.name).toBe('Edited');
+    await expectWholeAndEveryKey(file, created);
+  });
+
+  it('Should copy the keys at a stop that comes while a whole write runs, not encode them all again', { timeout: 60_000 }, async () => {
+    const file = tempDataFile();
+    const { fs: controlled, held, arm, waiting } = holdingWholeWrites();
+    const replace = vi.spyOn(DurableTextFile.prototype, 'replace');
+    const storage = await openJsonFileStorageOn({ file, journalMinBytes: 0 }, controlled);
+    const created = new Map<string, number>();
+    await createKeyed(storage, 'first', 5_000, created);
+    await settled(replace);
+    arm();
+    await createKeyed(storage, 'then', 7_000, created);
+    await until(() => waiting() === 1, 'a whole write began');
+    // Creates beside the whole write: its document lacks them, so the stop writes the file whole again.
+    await createKeyed(storage, 'last', 300, created);
+    // A key is made an object again only to be encoded (or looked up, which the stop does not do).
+    const keysRead = vi.spyOn(IdempotencyKeys.prototype, 'at');
+    const stopped = storage.close();
+    held.open();
+    await stopped;
+    // The 12,300 keys came from the file the whole write left and from their journal lines.
+    expect(keysRead.mock.calls.length).toBeLessThan(300);
     await expectWholeAndEveryKey(file, created);
   });
 
