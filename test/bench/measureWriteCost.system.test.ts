@@ -22,7 +22,7 @@ const bytesRows = (stdout: string) =>
   }));
 
 describe('npm run bench -- --only write-cost --quick', () => {
-  it('Should print what each create wrote, within 32 KiB, and keyed against plain side by side', async () => {
+  it('Should print what each create wrote, within 32 KiB, and keyed against plain side by side and in turns', async () => {
     expect(spawnSync('wrk', ['-v']).error, 'wrk is missing: apt-get install wrk (npm test does)').toBeUndefined();
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'test/bench/run.ts', '--only', 'write-cost', '--quick'], {
       cwd: REPO_ROOT,
@@ -46,6 +46,11 @@ describe('npm run bench -- --only write-cost --quick', () => {
     );
     // µs a create come from /proc, which this Linux-only bench (it reads /proc/PID/io) always has.
     expect(stdout).toMatch(/^\| 1 \| [1-9]\d* \| [1-9]\d* \| \d\.\d\d \| [1-9]\d* \| [1-9]\d* \| \d+ MB \|$/m);
+    // The same windows in turns, each server alone on the core while it is loaded.
+    expect(stdout).toMatch(
+      /^\| window \(1 turn of 2 s, in turns(, servers on CPU \d+)?, 50 connections\) \| plain creates\/s \| keyed creates\/s \| keyed\/plain \|$/m,
+    );
+    expect(stdout).toMatch(/^\| 1 \| [1-9]\d* \| [1-9]\d* \| \d\.\d\d \|$/m);
     // The keyed load stored a new key with each create (the bench throws when it did not).
     expect(stdout).toMatch(
       /^The keyed server's file holds [1-9][\d,]* keys more than it was seeded with, for about [1-9][\d,]* keyed creates answered\.$/m,

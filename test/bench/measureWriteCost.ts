@@ -10,7 +10,12 @@
  * host, fall on both alike. Where `taskset` can, both servers share one core and the two
  * wrk another (`separateCores`): the ratio is then what each create costs the server, not
  * which of the two the scheduler favoured; each window also gives the CPU each server spent a
- * create. Needs a build (`npm run build`) and wrk. Run
+ * create. Then three more windows, in turns: each window's seconds cut into turns of 2 s,
+ * plain and keyed in turn (which goes first alternating), each server alone on its core
+ * while it is loaded, as a user's one server is, where side by side the two share the
+ * core's caches; the host's slow spells mostly last longer than a turn, so they fall on
+ * both alike. The keyed server's keys keep piling up through both. Needs a build
+ * (`npm run build`) and wrk. Run
  * `npm run bench -- --only write-cost` or
  * `npx tsx test/bench/measureWriteCost.ts [--sizes 1000,100000,1000000] [--seconds 12] [--windows 3]`.
  */
@@ -56,6 +61,9 @@ const BODY = JSON.stringify({ name: 'Measured', categoryId: 7 });
 
 /** The bytes the kernel has counted as written to storage by the process. */
 const writeBytes = (pid: number): number => Number(/^write_bytes: (\d+)$/m.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))![1]);
+
+/** How long each turn of the windows in turns lasts (whole seconds: wrk's). */
+const TURN_SECONDS = 2;
 
 /** Not pinned: the one-after-another creates wait on the disk, not on a core. */
 const UNPINNED: Pinning = { applied: false, note: 'not pinned' };
@@ -174,12 +182,37 @@ export const measureWriteCost = async (settings: WriteCostSettings = DEFAULT_WRI
         `| ${window} | ${Math.round(plain.requestsPerSecond)} | ${Math.round(keyed.requestsPerSecond)} | ${ratio.toFixed(2)} | ${us(plain)} | ${us(keyed)} | ${rss.toFixed(0)} MB |`,
       );
     }
+    log('');
+    const turns = Math.max(1, Math.floor(seconds / TURN_SECONDS));
+    log(
+      `| window (${turns} ${turns === 1 ? 'turn' : 'turns'} of ${TURN_SECONDS} s, in turns${pinning.applied ? `, servers on CPU ${pinning.serverCpu}` : ''}, 50 connections) | plain creates/s | keyed creates/s | keyed/plain |`,
+    );
+    log('| ---: | ---: | ---: | ---: |');
+    const turnFigures = [];
+    for (let window = 1; window <= windows; window++) {
+      let plainCreates = 0;
+      let keyedCreates = 0;
+      for (let turn = 0; turn < turns; turn++) {
+        for (const keyed of turn % 2 === 0 ? [false, true] : [true, false]) {
+          const figures = await load(keyed ? keyedServer : plainServer, keyed, TURN_SECONDS, pinning);
+          if (keyed) keyedCreates += figures.requestsPerSecond * TURN_SECONDS;
+          else plainCreates += figures.requestsPerSecond * TURN_SECONDS;
+        }
+      }
+      const plain = plainCreates / (turns * TURN_SECONDS);
+      const keyed = keyedCreates / (turns * TURN_SECONDS);
+      turnFigures.push({ plain, keyed });
+      log(`| ${window} | ${Math.round(plain)} | ${Math.round(keyed)} | ${(keyed / plain).toFixed(2)} |`);
+    }
     await Promise.all([stop(plainServer.server), stop(keyedServer.server)]);
     // Proof that the keyed load stored a key with each create rather than replaying one:
     // after a clean stop the keyed server's document holds a key more than it was seeded
     // with for each keyed create answered, or a few more, since wrk counts only the answers
     // it read before it stopped.
-    const answered = Math.round(windowFigures.reduce((sum, { keyed }) => sum + keyed * seconds, 0));
+    const answered = Math.round(
+      windowFigures.reduce((sum, { keyed }) => sum + keyed * seconds, 0) +
+        turnFigures.reduce((sum, { keyed }) => sum + keyed * turns * TURN_SECONDS, 0),
+    );
     const added = keysIn(keyedFile) - liveKeys;
     if (!(added >= answered * 0.98))
       throw new Error(`the keyed server stored ${added} keys for about ${answered} keyed creates answered: its load did not send new keys`);
@@ -187,7 +220,7 @@ export const measureWriteCost = async (settings: WriteCostSettings = DEFAULT_WRI
     log(
       `The keyed server's file holds ${added.toLocaleString('en')} keys more than it was seeded with, for about ${answered.toLocaleString('en')} keyed creates answered.`,
     );
-    return { rows, load: windowFigures };
+    return { rows, load: windowFigures, inTurns: turnFigures };
   } finally {
     fs.rmSync(folder, { recursive: true, force: true });
   }
