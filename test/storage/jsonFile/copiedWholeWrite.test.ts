@@ -44,6 +44,25 @@ const expectWholeAndEveryKey = async (file: string, created: Map<string, number>
   await storage.close();
 };
 
+/**
+ * A storage whose file was written whole after 5,000 keyed creates, then 7,000 more, whose
+ * whole write waits, between its preparation and its copy, until `held` opens.
+ */
+const holdWholeWriteAfterKeyedCreates = async () => {
+  const file = tempDataFile();
+  const { fs: controlled, held, arm, waiting } = holdingWholeWrites();
+  const replace = vi.spyOn(DurableTextFile.prototype, 'replace');
+  const storage = await openJsonFileStorageOn({ file, journalMinBytes: 0 }, controlled);
+  const created = new Map<string, number>();
+  await createKeyed(storage, 'first', 5_000, created);
+  await settled(replace);
+  const writesBefore = replace.mock.calls.length;
+  arm();
+  await createKeyed(storage, 'then', 7_000, created);
+  await until(() => waiting() === 1, 'a whole write began');
+  return { file, storage, created, held, replace, writesBefore };
+};
+
 describe('A whole write copies what the file and the journal already hold', () => {
   it("Should copy the last whole write's animals and keys from the file, and the journal's keys, a megabyte at a time", {
     timeout: 60_000,
@@ -79,18 +98,7 @@ describe('A whole write copies what the file and the journal already hold', () =
   });
 
   it('Should start again on an edit saved while a whole write copies the file, never mixing the two', { timeout: 60_000 }, async () => {
-    const file = tempDataFile();
-    // A whole write's temp file waits, once armed, so the edit lands between its preparation and its copy.
-    const { fs: controlled, held, arm, waiting } = holdingWholeWrites();
-    const replace = vi.spyOn(DurableTextFile.prototype, 'replace');
-    const storage = await openJsonFileStorageOn({ file, journalMinBytes: 0 }, controlled);
-    const created = new Map<string, number>();
-    await createKeyed(storage, 'first', 5_000, created);
-    await settled(replace);
-    const writesBefore = replace.mock.calls.length;
-    arm();
-    await createKeyed(storage, 'then', 7_000, created);
-    await until(() => waiting() === 1, 'a whole write began');
+    const { file, storage, created, held, replace, writesBefore } = await holdWholeWriteAfterKeyedCreates();
 
     // Someone saves an edit by rename: the file as it was, with the first animal renamed.
     const edited = JSON.parse(fs.readFileSync(file, 'utf8')) as { pets: { name: string }[] };
@@ -107,16 +115,7 @@ describe('A whole write copies what the file and the journal already hold', () =
   });
 
   it('Should copy the keys at a stop that comes while a whole write runs, not encode them all again', { timeout: 60_000 }, async () => {
-    const file = tempDataFile();
-    const { fs: controlled, held, arm, waiting } = holdingWholeWrites();
-    const replace = vi.spyOn(DurableTextFile.prototype, 'replace');
-    const storage = await openJsonFileStorageOn({ file, journalMinBytes: 0 }, controlled);
-    const created = new Map<string, number>();
-    await createKeyed(storage, 'first', 5_000, created);
-    await settled(replace);
-    arm();
-    await createKeyed(storage, 'then', 7_000, created);
-    await until(() => waiting() === 1, 'a whole write began');
+    const { file, storage, created, held } = await holdWholeWriteAfterKeyedCreates();
     // Creates beside the whole write: its document lacks them, so the stop writes the file whole again.
     await createKeyed(storage, 'last', 300, created);
     // A key is made an object again only to be encoded (or looked up, which the stop does not do).
