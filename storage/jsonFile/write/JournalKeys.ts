@@ -78,16 +78,15 @@ class NotedLines {
     return end - 1;
   }
 
-  /** Lines `from` to `to`, copied out: these may be cut back or forgotten before a whole write reads them again. */
-  group(from: number, to: number): NotedGroup {
+  /** Lines `from` to `to` as lines of their own, copied out: these may be cut back or forgotten before a whole write reads them again. */
+  group(from: number, to: number): NotedLines {
     const start = this.startOf(from);
-    return {
-      generation: this.generation,
-      start,
-      offsets: this.offsets.slice(from, to + 1),
-      ends: this.ends.slice(from, to + 1),
-      lengths: this.lengths.slice(start - this.start, this.ends[to]! - this.start),
-    };
+    const group = new NotedLines(this.queue, this.generation, start);
+    group.offsets = this.offsets.slice(from, to + 1);
+    group.ends = this.ends.slice(from, to + 1);
+    group.lengths = this.lengths.slice(start - this.start, this.ends[to]! - this.start);
+    group.count = to - from + 1;
+    return group;
   }
 }
 
@@ -97,15 +96,6 @@ const grown = <T extends Float64Array | Uint32Array>(array: T, least: number): T
   copy.set(array);
   return copy;
 };
-
-/** Lines read back together (see `JournalKeys.read`), as NotedLines holds them. */
-interface NotedGroup {
-  generation: number;
-  start: number;
-  offsets: Float64Array;
-  ends: Float64Array;
-  lengths: Uint32Array;
-}
 
 /** Reads bytes the journal holds (see DurableTextFile.readJournalBytes), into `into` when it is large enough. */
 export type ReadJournalBytes = (generation: number, offset: number, length: number, into?: Buffer) => Promise<Buffer | undefined>;
@@ -213,7 +203,7 @@ export class JournalKeys {
     }
     return {
       start: from,
-      end: group.ends[group.ends.length - 1]!,
+      end: group.end,
       copy: (copyFrom, firstLine) => ({
         byteLength: linesLength(group, copyFrom) - (firstLine ? 1 : 0),
         async writeTo(whole) {
@@ -227,28 +217,17 @@ export class JournalKeys {
   }
 }
 
-/** The sequence number of the group's line `line`'s first key. */
-const startOf = (group: NotedGroup, line: number): number => (line === 0 ? group.start : group.ends[line - 1]!);
-
-/** The byte after the group's last key: its line's closing bracket. */
-const endOf = (group: NotedGroup): number => {
-  const last = group.offsets.length - 1;
-  let end = group.offsets[last]!;
-  for (let key = startOf(group, last) - group.start; key < group.lengths.length; key++) end += group.lengths[key]! + 1;
-  return end - 1;
-};
-
 /** The bytes of a group's lines in the journal, from the byte before its first key (its list's bracket), or `undefined`. */
-const readGroup = async (group: NotedGroup, read: ReadJournalBytes, scratch: Scratch): Promise<Buffer | undefined> => {
+const readGroup = async (group: NotedLines, read: ReadJournalBytes, scratch: Scratch): Promise<Buffer | undefined> => {
   const rangeStart = group.offsets[0]! - 1;
-  const length = endOf(group) + 1 - rangeStart;
+  const length = group.endOf(group.count - 1) + 1 - rangeStart;
   return read(group.generation, rangeStart, length, scratch.read(length));
 };
 
 /** How many bytes the document's lines of a group's keys from `from` on take: each after a comma and a line break. */
-const linesLength = (group: NotedGroup, from: number): number => {
+const linesLength = (group: NotedLines, from: number): number => {
   let total = 0;
-  for (let key = Math.max(0, from - group.start); key < group.lengths.length; key++) total += 2 + group.lengths[key]!;
+  for (let key = Math.max(0, from - group.start); key < group.end - group.start; key++) total += 2 + group.lengths[key]!;
   return total;
 };
 
@@ -258,14 +237,14 @@ const linesLength = (group: NotedGroup, from: number): number => {
  * its line's separators; with `lines`, copied there as the document's lines too: each after
  * a comma and a line break (`lines` is exactly their length).
  */
-const copyLines = (group: NotedGroup, from: number, bytes: Buffer, lines?: Buffer): boolean => {
+const copyLines = (group: NotedLines, from: number, bytes: Buffer, lines?: Buffer): boolean => {
   const rangeStart = group.offsets[0]! - 1;
   let written = 0;
-  for (let line = 0; line < group.offsets.length; line++) {
+  for (let line = 0; line < group.count; line++) {
     let at = group.offsets[line]! - rangeStart;
     if (bytes[at - 1] !== OPEN_BRACKET) return false;
     const end = group.ends[line]!;
-    for (let sequence = startOf(group, line); sequence < end; sequence++) {
+    for (let sequence = group.startOf(line); sequence < end; sequence++) {
       const length = group.lengths[sequence - group.start]!;
       if (sequence >= from) {
         if (bytes[at] !== OPEN_BRACE || bytes[at + length - 1] !== CLOSE_BRACE) return false;
