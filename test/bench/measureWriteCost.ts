@@ -14,7 +14,10 @@
  * plain and keyed in turn (which goes first alternating), each server alone on its core
  * while it is loaded, as a user's one server is, where side by side the two share the
  * core's caches; the host's slow spells mostly last longer than a turn, so they fall on
- * both alike. The keyed server's keys keep piling up through both. Needs a build
+ * both alike. A third server, a second plain one on another copy of the file, takes its
+ * turns beside them: how far two servers doing the same thing differ in a window (a process's
+ * compiled code and memory layout differ from another's) is the noise any one window's
+ * keyed/plain carries. The keyed server's keys keep piling up through both. Needs a build
  * (`npm run build`) and wrk. Run
  * `npm run bench -- --only write-cost` or
  * `npx tsx test/bench/measureWriteCost.ts [--sizes 1000,100000,1000000] [--seconds 12] [--windows 3]`.
@@ -161,11 +164,14 @@ export const measureWriteCost = async (settings: WriteCostSettings = DEFAULT_WRI
     }
     const plainFile = path.join(folder, 'load.json');
     const keyedFile = path.join(folder, 'load-keyed.json');
+    const secondPlainFile = path.join(folder, 'load-second.json');
     seedWriteCostFile(plainFile, 100_000, liveKeys);
     fs.copyFileSync(plainFile, keyedFile);
+    fs.copyFileSync(plainFile, secondPlainFile);
     const pinning = separateCores();
     const plainServer = await start(plainFile, pinning);
     const keyedServer = await start(keyedFile, pinning);
+    const secondPlainServer = await start(secondPlainFile, pinning);
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     log('');
     log(
@@ -185,26 +191,35 @@ export const measureWriteCost = async (settings: WriteCostSettings = DEFAULT_WRI
     log('');
     const turns = Math.max(1, Math.floor(seconds / TURN_SECONDS));
     log(
-      `| window (${turns} ${turns === 1 ? 'turn' : 'turns'} of ${TURN_SECONDS} s, in turns${pinning.applied ? `, servers on CPU ${pinning.serverCpu}` : ''}, 50 connections) | plain creates/s | keyed creates/s | keyed/plain |`,
+      `| window (${turns} ${turns === 1 ? 'turn' : 'turns'} of ${TURN_SECONDS} s, in turns${pinning.applied ? `, servers on CPU ${pinning.serverCpu}` : ''}, 50 connections) | plain creates/s | keyed creates/s | keyed/plain | second plain server/plain |`,
     );
-    log('| ---: | ---: | ---: | ---: |');
+    log('| ---: | ---: | ---: | ---: | ---: |');
+    // The second plain server idled through the windows side by side: a window of creates
+    // first, unreported, so its code is compiled as the other two's is (a server's first
+    // second or two of creates run at a fraction of the speed of the rest).
+    await load(secondPlainServer, false, seconds, pinning);
     const turnFigures = [];
+    const servers = { plain: plainServer, keyed: keyedServer, second: secondPlainServer };
+    // Each takes the first turn, then the second, then the last, in turn.
+    const orders = [
+      ['plain', 'keyed', 'second'],
+      ['keyed', 'second', 'plain'],
+      ['second', 'plain', 'keyed'],
+    ] as const;
     for (let window = 1; window <= windows; window++) {
-      let plainCreates = 0;
-      let keyedCreates = 0;
+      const creates = { plain: 0, keyed: 0, second: 0 };
       for (let turn = 0; turn < turns; turn++) {
-        for (const keyed of turn % 2 === 0 ? [false, true] : [true, false]) {
-          const figures = await load(keyed ? keyedServer : plainServer, keyed, TURN_SECONDS, pinning);
-          if (keyed) keyedCreates += figures.requestsPerSecond * TURN_SECONDS;
-          else plainCreates += figures.requestsPerSecond * TURN_SECONDS;
+        for (const which of orders[turn % orders.length]!) {
+          const figures = await load(servers[which], which === 'keyed', TURN_SECONDS, pinning);
+          creates[which] += figures.requestsPerSecond * TURN_SECONDS;
         }
       }
-      const plain = plainCreates / (turns * TURN_SECONDS);
-      const keyed = keyedCreates / (turns * TURN_SECONDS);
-      turnFigures.push({ plain, keyed });
-      log(`| ${window} | ${Math.round(plain)} | ${Math.round(keyed)} | ${(keyed / plain).toFixed(2)} |`);
+      const perSecond = (count: number) => count / (turns * TURN_SECONDS);
+      const [plain, keyed, second] = [perSecond(creates.plain), perSecond(creates.keyed), perSecond(creates.second)];
+      turnFigures.push({ plain, keyed, second });
+      log(`| ${window} | ${Math.round(plain)} | ${Math.round(keyed)} | ${(keyed / plain).toFixed(2)} | ${(second / plain).toFixed(2)} |`);
     }
-    await Promise.all([stop(plainServer.server), stop(keyedServer.server)]);
+    await Promise.all([stop(plainServer.server), stop(keyedServer.server), stop(secondPlainServer.server)]);
     // Proof that the keyed load stored a key with each create rather than replaying one:
     // after a clean stop the keyed server's document holds a key more than it was seeded
     // with for each keyed create answered, or a few more, since wrk counts only the answers

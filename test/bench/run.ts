@@ -36,7 +36,8 @@
  *   npm run bench -- --only write-cost what a create costs the disk (issue 30): bytes written per
  *                                      create (/proc/PID/io) at 1k, 100k and 1M animals and 100,000
  *                                      keys, plain and keyed, and keyed/plain under wrk in three
- *                                      windows side by side, then in turns of 2 s
+ *                                      windows side by side, then in turns of 2 s beside a
+ *                                      second plain server, whose ratio to the first is the noise
  *                                      (test/bench/measureWriteCost.ts; builds first; with --quick,
  *                                      1,000 animals and one 2 s window)
  */
