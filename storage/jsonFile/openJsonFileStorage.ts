@@ -33,7 +33,7 @@ export interface JsonFileStorageOptions {
   /**
    * The journal is written into the file once it holds more than this many bytes (8 MiB by
    * default) and more than the file, or the file and twice the journal more than 120 MiB
-   * (bounding what a start reads).
+   * (bounding what a start reads; past 120 MiB, twice the file less 120 MiB).
    */
   journalMinBytes?: number;
   /**

@@ -37,11 +37,20 @@ describe('when the journal is written into the document', () => {
     // About a million animals and 100,000 keys: 10 MiB.
     expect(journalOf(100 * MiB, 10 * MiB).outgrown).toBe(false);
     expect(journalOf(100 * MiB, 10 * MiB + 1).outgrown).toBe(true);
-    // From 104 MiB on: the least.
+    // From 104 MiB to 136 MiB: the least.
     expect(journalOf(110 * MiB, 8 * MiB).outgrown).toBe(false);
     expect(journalOf(110 * MiB, 8 * MiB + 1).outgrown).toBe(true);
-    expect(journalOf(200 * MiB, 8 * MiB).outgrown).toBe(false);
-    expect(journalOf(200 * MiB, 8 * MiB + 1).outgrown).toBe(true);
+    expect(journalOf(136 * MiB, 8 * MiB).outgrown).toBe(false);
+    expect(journalOf(136 * MiB, 8 * MiB + 1).outgrown).toBe(true);
+  });
+
+  it('Should let the journal of a document past 120 MiB grow to half the excess, so its whole writes do not come every 8 MiB however large it grows', () => {
+    // A start then reads under twice the document (each journal byte counted twice).
+    expect(journalOf(200 * MiB, 40 * MiB).outgrown).toBe(false);
+    expect(journalOf(200 * MiB, 40 * MiB + 1).outgrown).toBe(true);
+    expect(journalOf(520 * MiB, 200 * MiB).outgrown).toBe(false);
+    expect(journalOf(520 * MiB, 200 * MiB + 1).outgrown).toBe(true);
+    expect(journalOf(520 * MiB, 200 * MiB + 1).bound).toBe(200 * MiB);
   });
 
   it('Should write a small document whole once its journal outgrows it, when told a lower minimum', () => {
