@@ -1,8 +1,7 @@
 /** @module A text file this process owns and writes durably (replaced whole, or a change appended to its journal), noticing when someone else changed it. */
 import type { BigIntStats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { DataFileError } from './DataFileError.js';
-import { FileChangedError } from './DurableWriteError.js';
+import { DataFileError, FileChangedError, systemErrorReason } from './errors.js';
 import type { FilePart, ReadBack } from './FilePart.js';
 import type { FileSystem } from './FileSystem.js';
 import { type FileVersion, type Inode, inodeOf, type Ownership, ownershipOf, sameInode, sameVersion, versionOf } from './FileVersion.js';
@@ -12,7 +11,6 @@ import type { JournalChanges } from './JournalChanges.js';
 import { lockDataFile } from './lockDataFile.js';
 import { probeDisk } from './probeDisk.js';
 import { replaceDurably } from './replaceDurably.js';
-import { systemErrorReason } from './systemErrorReason.js';
 import { type TakeOptions, takeDataFile } from './takeDataFile.js';
 import { removeStaleTempFiles } from './tempFiles.js';
 import { type DataFileWatch, watchDataFile } from './watchDataFile.js';

@@ -2,13 +2,13 @@
 import { type BigIntStats, constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { DurableWriteError } from './DurableWriteError.js';
+import { DurableWriteError } from './errors.js';
 import type { FileSystem } from './FileSystem.js';
 import { type Inode, inodeOf, sameInode } from './FileVersion.js';
 import { readAll, readUpTo, writeAll } from './fileBytes.js';
+import { syncFolder } from './folders.js';
 import { freeableBuffer, freeBuffer } from './freeableBuffer.js';
 import { CHANGE_OFFSET, checksumOf, JournalChanges, NO_CHANGES } from './JournalChanges.js';
-import { syncFolder } from './syncFolder.js';
 import { NEW_FILE_MODE, tempPath } from './tempFiles.js';
 
 /** Where the journal stood when a whole write of the data began: the lines before it are in that write. */

@@ -5,11 +5,17 @@
  * `Low`; plus the watch for edits, the health of the disk under it, and the errors it
  * fails with. It knows nothing of what the data is.
  */
-export { inMebibytes } from './checkRoom.js';
-export { DataFileError, DataFileLockedError, type DataFileOwner } from './DataFileError.js';
+
 export { type DataFormat, DurableDataFile, JOURNAL_BYTE_WEIGHT, JOURNAL_MIN_BYTES, START_BYTES } from './DurableDataFile.js';
 export { DurableTextFile, type FileReading } from './DurableTextFile.js';
-export { DurableWriteError, FileChangedError } from './DurableWriteError.js';
+export {
+  DataFileError,
+  DataFileLockedError,
+  type DataFileOwner,
+  DurableWriteError,
+  FileChangedError,
+  systemErrorReason,
+} from './errors.js';
 export {
   byteLengthOf,
   bytesOfParts,
@@ -22,12 +28,10 @@ export {
   type WholeWrite,
 } from './FilePart.js';
 export { type FileSystem, nodeFileSystem } from './FileSystem.js';
-export { findDanglingLink } from './findDanglingLink.js';
-export { folderFailureReason } from './folderFailureReason.js';
+export { findDanglingLink, realPathOf } from './filePaths.js';
+export { createFolderDurably, folderFailureReason } from './folders.js';
 export { freeableBytes, freeBuffer } from './freeableBuffer.js';
 export { type JournalSpot, journalPath, readJournal } from './Journal.js';
 export { type Changes, JournalChanges, type LentChanges, NO_CHANGES } from './JournalChanges.js';
-export { realPathOf } from './realPathOf.js';
-export { createFolderDurably } from './syncFolder.js';
-export { systemErrorReason } from './systemErrorReason.js';
+export { inMebibytes } from './probeDisk.js';
 export { WriteHealth } from './WriteHealth.js';

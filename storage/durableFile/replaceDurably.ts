@@ -2,14 +2,14 @@
 import type { BigIntStats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { checkRoom } from './checkRoom.js';
-import { DurableWriteError, FileChangedError } from './DurableWriteError.js';
+import { DurableWriteError, FileChangedError } from './errors.js';
 import { byteLengthOf, type FilePart, type ReadBack } from './FilePart.js';
 import type { FileSystem } from './FileSystem.js';
 import type { Ownership } from './FileVersion.js';
 import { writeAll } from './fileBytes.js';
+import { syncFolder } from './folders.js';
 import { lockDataFile } from './lockDataFile.js';
-import { syncFolder } from './syncFolder.js';
+import { checkRoom } from './probeDisk.js';
 import { NEW_FILE_MODE, tempPath } from './tempFiles.js';
 
 /**

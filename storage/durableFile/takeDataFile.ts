@@ -2,14 +2,13 @@
 import type { BigIntStats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { DataFileError } from './DataFileError.js';
+import { DataFileError, systemErrorReason } from './errors.js';
 import type { FilePart } from './FilePart.js';
 import type { FileSystem } from './FileSystem.js';
 import { sameInode } from './FileVersion.js';
 import { writeAll } from './fileBytes.js';
+import { syncFolder } from './folders.js';
 import { lockDataFile } from './lockDataFile.js';
-import { syncFolder } from './syncFolder.js';
-import { systemErrorReason } from './systemErrorReason.js';
 import { NEW_FILE_MODE, tempPath } from './tempFiles.js';
 
 /** How to take a file. */

@@ -2,7 +2,7 @@
 import type { StoredIdempotencyKey } from '../../../core/PetStorage.js';
 import type { Pet } from '../../../core/schemas/Pet.js';
 // Not the durable layer's entry (index.js): the keys' worker loads this module, and need not load that layer whole.
-import { DataFileError } from '../../durableFile/DataFileError.js';
+import { DataFileError } from '../../durableFile/errors.js';
 import type { Changes } from '../../durableFile/index.js';
 import type { IdempotencyKeys } from '../../IdempotencyKeys.js';
 import type { Lease } from '../../sync/Lease.js';

@@ -11,8 +11,7 @@ import {
   type PetFileData,
   type PetFileProblem,
 } from './PetFileData.js';
-import { quickIsKey } from './quickIsKey.js';
-import { quickIsPet } from './quickIsPet.js';
+import { quickIsKey, quickIsPet } from './quickChecks.js';
 import { arrivalIdProblem, readSyncState } from './SyncStateInFile.js';
 
 /** The file without its animals: checked first, so a wrong top level is named as such. */

@@ -1,6 +1,18 @@
-/** @module Finds the symbolic link that leads nowhere on the way to a file: a volume that did not mount. */
+/** @module Where a data file really is: the path written to, symlinks resolved, and the link that leads nowhere on the way to it (a volume that did not mount). */
 import path from 'node:path';
 import type { FileSystem } from './FileSystem.js';
+
+/**
+ * The file's real path (symlinks resolved), also when the file does not exist yet: the
+ * path written to, so a symlinked data file stays a symlink to a file kept current.
+ */
+export const realPathOf = async (fs: Pick<FileSystem, 'realpath'>, file: string): Promise<string> => {
+  try {
+    return await fs.realpath(file);
+  } catch {
+    return path.join(await fs.realpath(path.dirname(file)), path.basename(file));
+  }
+};
 
 /** A symbolic link whose target does not exist. */
 export interface DanglingLink {

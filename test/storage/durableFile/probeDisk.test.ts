@@ -1,7 +1,7 @@
 import type { StatsFs } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { checkRoom } from '../../../storage/durableFile/checkRoom.js';
 import type { FileSystem } from '../../../storage/durableFile/index.js';
+import { checkRoom } from '../../../storage/durableFile/probeDisk.js';
 
 const MIB = 2 ** 20;
 
