@@ -16,13 +16,13 @@ const codePointLength = (text: string): number => {
 };
 
 /** Half of a surrogate pair on its own: text that is not well-formed Unicode. */
-const LONE_SURROGATE = /\p{Cs}/u;
+export const LONE_SURROGATE = /\p{Cs}/u;
 /** C0 and C1 control characters and DEL: a name is one line of text. */
-const CONTROL = /\p{Cc}/u;
+export const CONTROL = /\p{Cc}/u;
 /** Bidirectional embeddings, overrides and isolates, which can make a name display as another. */
-const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/u;
+export const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/u;
 /** A character that shows: a letter, digit, punctuation mark or symbol (emoji included). */
-const VISIBLE = /[\p{L}\p{N}\p{P}\p{S}]/u;
+export const VISIBLE = /[\p{L}\p{N}\p{P}\p{S}]/u;
 
 /**
  * Validates an animal's name: 1 to 200 characters of well-formed Unicode, without control

@@ -3,7 +3,7 @@
  * million animals and a hundred thousand keys: each says true only for what the schema
  * accepts, and hands the rare rest to valibot.
  */
-import { NAME_MAX_LENGTH } from '../../../core/schemas/NewPet.js';
+import { BIDI_CONTROL, CONTROL, LONE_SURROGATE, NAME_MAX_LENGTH, VISIBLE } from '../../../core/schemas/NewPet.js';
 import type { Pet } from '../../../core/schemas/Pet.js';
 import { PET_STATUSES } from '../../../core/schemas/PetStatus.js';
 import { type IdempotencyKeyInFile, WRITTEN_DATE } from './PetFileData.js';
@@ -21,9 +21,19 @@ const hasKeyCount = (value: object, count: number): boolean => {
 };
 
 const STATUSES: ReadonlySet<unknown> = new Set(PET_STATUSES);
-const NOT_ONLY_WHITE_SPACE = /\S/;
+/** A name of printable ASCII with a character that shows: what most names are, told by one cheap regex. */
+const PLAIN_NAME = /^ *[\x21-\x7e][\x20-\x7e]*$/;
 
 const isId = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 1;
+
+/**
+ * Whether `name` is a name the schema accepts, for one of at most NAME_MAX_LENGTH UTF-16
+ * units: printable ASCII with a visible character at once, else the schema's own rules but
+ * its count of code points (a name that short has no more). A character that shows is not
+ * white space, so the schema's `\S` rule needs no test of its own.
+ */
+const isShortName = (name: string): boolean =>
+  PLAIN_NAME.test(name) || (!CONTROL.test(name) && !LONE_SURROGATE.test(name) && !BIDI_CONTROL.test(name) && VISIBLE.test(name));
 
 /**
  * True only for animals the `Pet` schema accepts; false for every animal it rejects and for
@@ -43,7 +53,7 @@ export const quickIsPet = (value: unknown): value is Pet => {
     typeof name === 'string' &&
     name.length >= 1 &&
     name.length <= NAME_MAX_LENGTH &&
-    NOT_ONLY_WHITE_SPACE.test(name) &&
+    isShortName(name) &&
     STATUSES.has(status) &&
     hasKeyCount(value, 4)
   );

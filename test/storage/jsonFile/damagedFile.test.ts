@@ -22,6 +22,13 @@ const DAMAGED: [what: string, content: string, problem: string | RegExp][] = [
   ['an animal with a bad category', file(4, [animal(1), animal(2, { categoryId: 0 })]), 'pets[1].categoryId must be a positive integer'],
   ['an animal without a name', file(2, [{ id: 1, categoryId: 1, status: 'sold' }]), 'pets[0].name is missing'],
   ['an animal with a blank name', file(2, [animal(1, { name: '   ' })]), 'pets[0].name must not be only white space'],
+  [
+    'an animal whose name holds a line break',
+    file(2, [animal(1, { name: 'Rex\nthe second' })]),
+    'pets[0].name must not hold control characters',
+  ],
+  ['an animal whose name holds a bidi override', file(2, [animal(1, { name: 'Rex\u202e' })]), 'pets[0].name must not hold bidirectional'],
+  ['an animal whose name shows nothing', file(2, [animal(1, { name: '\u200b' })]), 'pets[0].name must hold at least one visible character'],
   ['an animal with an unknown status', file(2, [animal(1, { status: 'lost' })]), 'pets[0].status must be one of'],
   ['an animal with an unknown field', file(2, [animal(1, { colour: 'red' })]), 'pets[0].colour is not a known field'],
   [

@@ -14,7 +14,9 @@ const almostPets = fc.record(
       fc.string({ maxLength: 5 }),
       fc.string({ minLength: 195, maxLength: 205 }),
       fc.string({ unit: 'grapheme', minLength: 99, maxLength: 202 }),
-      fc.constantFrom('', ' ', '\t\n', '\u00a0', '\u2003x', 'Rex'),
+      fc.string({ unit: 'binary', maxLength: 6 }),
+      fc.string({ unit: 'binary-ascii', maxLength: 6 }),
+      fc.constantFrom('', ' ', '\t\n', '\u00a0', '\u2003x', 'Rex', 'a\nb', 'Rex\u202e', '\u200b', 'a\ud800', '\u0085x', 'x\u007f'),
       fc.integer(),
     ),
     categoryId: fc.oneof(fc.integer({ min: -2, max: 5 }), fc.double(), fc.constant(2 ** 53), fc.constant('1')),
@@ -34,12 +36,28 @@ describe('the quick check of stored animals', () => {
     );
   });
 
+  it('Should pass on names the schema refuses for what they hold, not only for their length', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', minLength: 1, maxLength: 6 }), (name) => {
+        const pet = { id: 1, name, categoryId: 1, status: 'available' };
+        if (quickIsPet(pet)) expect(v.is(Pet, pet)).toBe(true);
+      }),
+      { numRuns: 5_000 },
+    );
+    for (const name of ['Rex\nthe second', 'Rex\u202e', '\u200b', 'a\ud800', 'x\u007f', '\u0085x']) {
+      expect(quickIsPet({ id: 1, name, categoryId: 1, status: 'available' })).toBe(false);
+    }
+  });
+
   it('Should accept the ordinary animals a data file is made of', () => {
     fc.assert(
       fc.property(
         fc.record({
           id: fc.integer({ min: 1 }),
-          name: fc.string({ minLength: 1, maxLength: 200 }).filter((name) => /\S/.test(name)),
+          name: fc.oneof(
+            fc.string({ minLength: 1, maxLength: 200 }).filter((name) => /\S/.test(name)),
+            fc.constantFrom('Käthe', '犬のポチ', '🐕 Rex', 'Ωmega', 'José María'),
+          ),
           categoryId: fc.integer({ min: 1 }),
           status: fc.constantFrom('available', 'pending', 'sold'),
         }),
