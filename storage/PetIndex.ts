@@ -3,6 +3,7 @@ import { AnimalStoreError } from '../core/AnimalStoreError.js';
 import type { PetPageRequest } from '../core/PetStorage.js';
 import type { Pet } from '../core/schemas/Pet.js';
 import type { PetStatus } from '../core/schemas/PetStatus.js';
+import { PetColumns } from './PetColumns.js';
 
 /**
  * The first position in an ascending run of numbers whose value is greater than `after`.
@@ -19,13 +20,13 @@ const firstAbove = (run: Uint32Array, after: number): number => {
   return low;
 };
 
-/** The first position in an id-ordered run of animals whose id is greater than `after`. */
-const firstAfter = (run: readonly Pet[], after: number): number => {
+/** The first position in columns in ascending id order whose id is greater than `after`. */
+const firstAfter = (pets: PetColumns, after: number): number => {
   let low = 0;
-  let high = run.length;
+  let high = pets.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (run[middle]!.id <= after) low = middle + 1;
+    if (pets.idAt(middle) <= after) low = middle + 1;
     else high = middle;
   }
   return low;
@@ -67,51 +68,67 @@ class StatusRun {
  * pulled by a kiosk) builds the Map, which is kept from then on.
  */
 export class PetIndex {
-  #all: Pet[] = [];
+  /** The animals in arrival order, in columns of the index's own (see PetColumns). */
+  #pets = new PetColumns();
   readonly #byStatus = new Map<PetStatus, StatusRun>();
   /** Position in arrival order by id, once ids no longer arrive ascending. */
   #positions: Map<number, number> | undefined;
   #highestId = 0;
 
   /**
-   * Builds an index from animals in arrival order (ids distinct). They are frozen as they are
-   * handed out (`get`, `list`), not here: freezing a million animals took a quarter of a
-   * second of a start, for the few a reader sees soon. Animals in ascending id order (every
-   * catalogue that never synced), given as an array, are taken in one pass and one copy.
+   * Builds an index from animals in arrival order (ids distinct): columns (a data file's,
+   * copied, so the file's next animals reach the index only through `add`), or any list.
+   * Columns in ascending id order (every catalogue that never synced) are taken in one pass.
    */
-  constructor(pets: Iterable<Pet> = []) {
-    if (!(Array.isArray(pets) && this.#takeAscending(pets))) for (const pet of pets) this.#place(pet);
+  constructor(pets: PetColumns | Iterable<Pet> = []) {
+    if (pets instanceof PetColumns) {
+      this.#pets = pets.copy();
+      if (!this.#takeAscending()) this.#placeAll();
+    } else for (const pet of pets) this.add(pet);
   }
 
-  /** Fills this empty index with `pets` when their ids ascend; false, leaving it empty, when they do not. */
-  #takeAscending(pets: readonly Pet[]): boolean {
-    // One pass: a second (counting each status first) cost a start at a million animals as
-    // much again, each pass reading a hundred megabytes of animals that no cache holds.
+  /** Indexes the columns taken when their ids ascend; false, leaving the runs empty, when they do not. */
+  #takeAscending(): boolean {
+    const pets = this.#pets;
     let highest = 0;
     let status: PetStatus | undefined;
     let run: StatusRun | undefined;
     for (let position = 0; position < pets.length; position++) {
-      const pet = pets[position]!;
-      if (pet.id <= highest) {
+      const id = pets.idAt(position);
+      if (id <= highest) {
         this.#byStatus.clear();
         return false;
       }
-      highest = pet.id;
+      highest = id;
       // Animals of one status often come in a row: the run is looked up when it changes.
-      if (pet.status !== status) {
-        status = pet.status;
+      const next = pets.statusAt(position);
+      if (next !== status) {
+        status = next;
         run = this.#runOf(status);
       }
       run!.push(position);
     }
-    this.#all = pets.slice();
     this.#highestId = highest;
     return true;
   }
 
+  /** Indexes the columns taken, their ids distinct but not ascending. */
+  #placeAll(): void {
+    const pets = this.#pets;
+    const positions = new Map<number, number>();
+    for (let position = 0; position < pets.length; position++) {
+      const id = pets.idAt(position);
+      if (positions.has(id)) throw new RangeError(`Animal id ${id} is held already.`);
+      positions.set(id, position);
+      this.#highestId = Math.max(this.#highestId, id);
+      this.#runOf(pets.statusAt(position)).push(position);
+    }
+    this.#positions = positions;
+  }
+
   /** How many animals the index holds. */
   get size(): number {
-    return this.#all.length;
+    return this.#pets.length;
   }
 
   /** The highest id held, or 0. */
@@ -124,26 +141,30 @@ export class PetIndex {
     return this.#positions === undefined;
   }
 
-  /** All animals in arrival order; callers must not change the array (or the animals, which a start has not frozen yet). */
-  get all(): readonly Pet[] {
-    return this.#all;
+  /** The id of the animal at `position` in arrival order (below `size`). */
+  idAt(position: number): number {
+    return this.#pets.idAt(position);
   }
 
-  /** Appends an animal whose id is not held yet; freezes it so it can be shared. */
+  /** The animal at `position` in arrival order (below `size`), frozen. */
+  at(position: number): Pet {
+    return Object.freeze(this.#pets.at(position)!);
+  }
+
+  /** Appends an animal whose id is not held yet; freezes it, as every animal the index hands out is. */
   add(pet: Pet): void {
-    this.#place(pet);
     Object.freeze(pet);
-  }
-
-  #place(pet: Pet): void {
-    const position = this.#all.length;
+    const position = this.#pets.length;
     if (pet.id <= this.#highestId) {
       if (this.has(pet.id)) throw new RangeError(`Animal id ${pet.id} is held already.`);
-      if (this.#positions === undefined) this.#positions = new Map(this.#all.map((held, at) => [held.id, at]));
+      if (this.#positions === undefined) {
+        this.#positions = new Map();
+        for (let at = 0; at < position; at++) this.#positions.set(this.#pets.idAt(at), at);
+      }
     }
     this.#positions?.set(pet.id, position);
     this.#highestId = Math.max(this.#highestId, pet.id);
-    this.#all.push(pet);
+    this.#pets.push(pet);
     this.#runOf(pet.status).push(position);
   }
 
@@ -187,14 +208,14 @@ export class PetIndex {
   /** The position in arrival order of the animal with this id, or `undefined`. */
   positionOf(id: number): number | undefined {
     if (this.#positions !== undefined) return this.#positions.get(id);
-    const position = firstAfter(this.#all, id - 1);
-    return this.#all[position]?.id === id ? position : undefined;
+    const position = firstAfter(this.#pets, id - 1);
+    return position < this.#pets.length && this.#pets.idAt(position) === id ? position : undefined;
   }
 
   /** The animal with this id (frozen), or `undefined`. */
   get(id: number): Pet | undefined {
     const position = this.positionOf(id);
-    return position === undefined ? undefined : Object.freeze(this.#all[position]!);
+    return position === undefined ? undefined : this.at(position);
   }
 
   /**
@@ -205,7 +226,7 @@ export class PetIndex {
    */
   startAfter(after: number): number {
     if (after <= 0) return 0;
-    if (this.#positions === undefined) return firstAfter(this.#all, after);
+    if (this.#positions === undefined) return firstAfter(this.#pets, after);
     const position = this.#positions.get(after);
     return position === undefined ? 0 : position + 1;
   }
@@ -213,16 +234,16 @@ export class PetIndex {
   /** Up to `limit` animals (frozen) that arrived after the animal `after`, optionally of one status, in arrival order. */
   list({ after, limit, status }: PetPageRequest): Pet[] {
     const start = this.startAfter(after);
-    let page: Pet[];
-    if (status === undefined) page = this.#all.slice(start, start + limit);
-    else {
-      const run = this.#byStatus.get(status);
-      if (!run) return [];
-      const { positions } = run;
-      const first = firstAbove(positions, start - 1);
-      page = Array.from(positions.subarray(first, first + limit), (position) => this.#all[position]!);
+    if (status === undefined) {
+      const end = Math.min(start + limit, this.#pets.length);
+      const page: Pet[] = [];
+      for (let position = start; position < end; position++) page.push(this.at(position));
+      return page;
     }
-    for (const pet of page) Object.freeze(pet);
-    return page;
+    const run = this.#byStatus.get(status);
+    if (!run) return [];
+    const { positions } = run;
+    const first = firstAbove(positions, start - 1);
+    return Array.from(positions.subarray(first, first + limit), (position) => this.at(position));
   }
 }

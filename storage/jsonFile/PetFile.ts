@@ -14,6 +14,7 @@ import {
   WriteHealth,
 } from '../durableFile/index.js';
 import type { IdempotencyKeys } from '../IdempotencyKeys.js';
+import type { PetColumns } from '../PetColumns.js';
 import { reasonOf } from '../reasonOf.js';
 import { problemOf, refusal } from './fileProblems.js';
 import type { PetChange } from './format/PetChange.js';
@@ -98,8 +99,8 @@ export class PetFile {
     this.#queue = new WriteQueue(text.name, () => this.#reloadIfChanged());
   }
 
-  /** The animals in the file, in ascending id order (arrival order once it syncs); callers must not change the array. */
-  get pets(): readonly Pet[] {
+  /** The animals in the file, in ascending id order (arrival order once it syncs); callers must not change them. */
+  get pets(): PetColumns {
     return this.#db.data.pets;
   }
 

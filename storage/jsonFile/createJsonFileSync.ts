@@ -42,7 +42,7 @@ export const createJsonFileSync = (petFile: PetFile, index: () => PetIndex, name
       await petFile.refresh();
       return petFile.update((data) => {
         const fresh = checkPush(data.sync, scope, index(), pushed);
-        data.pets.push(...fresh);
+        for (const pet of fresh) data.pets.push(pet);
         return { stored: fresh.length, present: pushed.length - fresh.length };
       });
     },
@@ -80,7 +80,7 @@ export const createJsonFileSync = (petFile: PetFile, index: () => PetIndex, name
     async insertPulled(pulled, checkpoint) {
       return petFile.update((data) => {
         const fresh = takePulled(data.sync.kiosk, index(), pulled, checkpoint);
-        data.pets.push(...fresh);
+        for (const pet of fresh) data.pets.push(pet);
         data.nextId = Math.max(data.nextId, ...fresh.map(({ id }) => id + 1));
         return fresh.length;
       });

@@ -26,7 +26,7 @@ const withChanges = (data: PetFileData, changes: Changes, name: string): PetFile
   replayPetChanges(content, changes, name);
   const keys = content.idempotencyKeys;
   const idempotencyKeys = Array.from({ length: keys.size }, (_, index) => keys.at(keys.first + index));
-  return { format: PET_FILE_FORMAT, nextId: content.nextId, pets: content.pets, idempotencyKeys };
+  return { format: PET_FILE_FORMAT, nextId: content.nextId, pets: content.pets.slice(), idempotencyKeys };
 };
 
 /**

@@ -50,10 +50,9 @@ export class LeaseUse {
     }
     if (this.#sorted.length !== leases.length || leases.length === 0)
       this.#sorted = [...leases].sort((one, other) => one.first - other.first);
-    const all = index.all;
     const sorted = this.#sorted;
-    for (; this.#read < all.length; this.#read++) {
-      const id = all[this.#read]!.id;
+    for (; this.#read < index.size; this.#read++) {
+      const id = index.idAt(this.#read);
       // The last lease starting at or below the id (leases never overlap).
       let low = 0;
       let high = sorted.length - 1;

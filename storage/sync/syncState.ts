@@ -171,7 +171,11 @@ const heldInRange = (index: PetIndex, first: number, last: number): boolean => {
     for (let id = first; id <= last; id++) if (index.has(id)) return true;
     return false;
   }
-  return index.all.some(({ id }) => first <= id && id <= last);
+  for (let position = 0; position < index.size; position++) {
+    const id = index.idAt(position);
+    if (first <= id && id <= last) return true;
+  }
+  return false;
 };
 
 /**
@@ -221,10 +225,9 @@ export const dropSpentBlocks = (kiosk: KioskState, index: PetIndex): boolean => 
   const spent = blocks.filter((block) => block !== last && block.last < givenBelow);
   if (spent.length === 0) return false;
   // Not only the first animal after `pushedThrough`: a file edited by hand may hold its animals in any order.
-  const all = index.all;
   const waiting = new Set<IdBlock>();
-  for (let position = index.startAfter(kiosk.pushedThrough); position < all.length && waiting.size < spent.length; position++) {
-    const id = all[position]!.id;
+  for (let position = index.startAfter(kiosk.pushedThrough); position < index.size && waiting.size < spent.length; position++) {
+    const id = index.idAt(position);
     const block = spent.find(({ first, last }) => first <= id && id <= last);
     if (block !== undefined) waiting.add(block);
   }
@@ -308,14 +311,12 @@ export const joinedKiosk = (kiosk: KioskState | undefined, hub: string, held: nu
 /** Up to `limit` animals made at this kiosk after `pushedThrough`, and the id of the last animal the scan passed (none and 0 if not a kiosk). */
 export const findUnpushed = (kiosk: KioskState | undefined, index: PetIndex, limit: number): { pets: Pet[]; through: number } => {
   if (kiosk === undefined) return { pets: [], through: 0 };
-  const all = index.all;
   const pets: Pet[] = [];
   let through = kiosk.pushedThrough;
-  for (let position = index.startAfter(kiosk.pushedThrough); position < all.length && pets.length < limit; position++) {
-    const pet = all[position]!;
-    // Frozen as the index hands animals out: those read at a start are not frozen yet.
-    if (inBlocks(kiosk.blocks, pet.id)) pets.push(Object.freeze(pet));
-    through = pet.id;
+  for (let position = index.startAfter(kiosk.pushedThrough); position < index.size && pets.length < limit; position++) {
+    const id = index.idAt(position);
+    if (inBlocks(kiosk.blocks, id)) pets.push(index.at(position));
+    through = id;
   }
   return { pets, through };
 };
@@ -323,10 +324,9 @@ export const findUnpushed = (kiosk: KioskState | undefined, index: PetIndex, lim
 /** How many animals made at this kiosk wait to be pushed (0 if not a kiosk). */
 export const countUnpushed = (kiosk: KioskState | undefined, index: PetIndex): number => {
   if (kiosk === undefined) return 0;
-  const all = index.all;
   let count = 0;
-  for (let position = index.startAfter(kiosk.pushedThrough); position < all.length; position++) {
-    if (inBlocks(kiosk.blocks, all[position]!.id)) count++;
+  for (let position = index.startAfter(kiosk.pushedThrough); position < index.size; position++) {
+    if (inBlocks(kiosk.blocks, index.idAt(position))) count++;
   }
   return count;
 };

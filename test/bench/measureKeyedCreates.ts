@@ -32,7 +32,9 @@ const writeFile = (file: string, count: number) => {
   );
   fs.writeFileSync(
     file,
-    Buffer.concat(new PetFileSerializer().serialize({ ...content, idempotencyKeys: [...content.idempotencyKeys.values()] })),
+    Buffer.concat(
+      new PetFileSerializer().serialize({ ...content, pets: content.pets.slice(), idempotencyKeys: [...content.idempotencyKeys.values()] }),
+    ),
   );
 };
 

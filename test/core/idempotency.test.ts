@@ -179,7 +179,7 @@ describe('Idempotency-Key', () => {
   it('gives the in-process catalogue the same safety', async () => {
     const { service, listAll } = makeService();
     const first = await service.catalogue.createPet(rex, { idempotencyKey: 'job-7' });
-    expect(await service.catalogue.createPet(rex, { idempotencyKey: 'job-7' })).toBe(first);
+    expect(await service.catalogue.createPet(rex, { idempotencyKey: 'job-7' })).toEqual(first);
     await expect(service.catalogue.createPet({ name: 'Tom', categoryId: 3 }, { idempotencyKey: 'job-7' })).rejects.toMatchObject({
       code: 'idempotency_key_reused',
       status: 422,

@@ -1,38 +1,41 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Pet } from '../../core/schemas/Pet.js';
 import { PET_STATUSES } from '../../core/schemas/PetStatus.js';
+import { PetColumns } from '../../storage/PetColumns.js';
 import { PetIndex } from '../../storage/PetIndex.js';
 
-const built = new Map<number, { index: PetIndex; reads: { count: number } }>();
+const built = new Map<number, PetIndex>();
+
+/** Every id the indexes read from their columns, counted (reset by `countingIndex`). */
+const reads = { count: 0 };
+const readId = PetColumns.prototype.idAt;
+beforeAll(() => {
+  vi.spyOn(PetColumns.prototype, 'idAt').mockImplementation(function (this: PetColumns, position: number) {
+    reads.count++;
+    return readId.call(this, position);
+  });
+});
+afterAll(() => {
+  vi.restoreAllMocks();
+});
 
 /**
- * An index of `size` animals whose ids count how often they are read (built once per size).
- * Finding where a page starts reads ids; copying the page does not, so `reads` is the
- * search's cost, and a page's length is the copy's.
+ * An index of `size` animals (built once per size), and the count of ids read since.
+ * Finding where a page starts reads ids; making the page's animals does not, so `reads` is
+ * the search's cost, and a page's length is the copy's.
  */
 const countingIndex = (size: number) => {
-  const cached = built.get(size);
-  if (cached) {
-    cached.reads.count = 0;
-    return cached;
-  }
-  const reads = { count: 0 };
-  const pets = Array.from({ length: size }, (_, offset): Pet => {
-    const id = offset + 1;
-    const pet = { name: `Animal ${id}`, categoryId: 1, status: PET_STATUSES[offset % 3]! } as Pet;
-    Object.defineProperty(pet, 'id', {
-      enumerable: true,
-      get: () => {
-        reads.count++;
-        return id;
-      },
+  let index = built.get(size);
+  if (!index) {
+    const pets = Array.from({ length: size }, (_, offset): Pet => {
+      const id = offset + 1;
+      return { id, name: `Animal ${id}`, categoryId: 1, status: PET_STATUSES[offset % 3]! };
     });
-    return pet;
-  });
-  const index = new PetIndex(pets);
+    index = new PetIndex(pets);
+    built.set(size, index);
+  }
   reads.count = 0;
-  built.set(size, { index, reads });
   return { index, reads };
 };
 

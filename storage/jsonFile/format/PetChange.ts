@@ -128,20 +128,24 @@ export const addPetChanges = (content: PetFileContent, { pets, keys, nextId, syn
   for (const key of keys) addKey(content.idempotencyKeys, key);
   // Whether the content holds an id: most lines add ids above all it holds, known at once;
   // the set of a million ids is made only for a line that does not (a kiosk's, an edit's).
+  const held = content.pets;
   let highest = 0;
-  if (pets.length > 0) for (const { id } of content.pets) highest = Math.max(highest, id);
-  let held: Set<number> | undefined;
+  if (pets.length > 0) for (let position = 0; position < held.length; position++) highest = Math.max(highest, held.idAt(position));
+  let heldIds: Set<number> | undefined;
   const holds = (id: number): boolean => {
     if (id > highest) return false;
-    held ??= new Set(content.pets.map((pet) => pet.id));
-    return held.has(id);
+    if (heldIds === undefined) {
+      heldIds = new Set();
+      for (let position = 0; position < held.length; position++) heldIds.add(held.idAt(position));
+    }
+    return heldIds.has(id);
   };
-  let last = content.pets.at(-1)?.id ?? 0;
+  let last = held.length > 0 ? held.idAt(held.length - 1) : 0;
   let ascending = true;
   for (const pet of pets) {
     if (holds(pet.id)) continue;
-    held?.add(pet.id);
-    content.pets.push(pet);
+    heldIds?.add(pet.id);
+    held.push(pet);
     if (pet.id < last) ascending = false;
     last = pet.id;
     highest = Math.max(highest, pet.id);
@@ -159,7 +163,7 @@ export const addPetChanges = (content: PetFileContent, { pets, keys, nextId, syn
     }
   }
   // A file without sync keeps ids ascending; only an edit that took ids the journal also has breaks that.
-  if (!ascending && !content.sync) content.pets.sort((a, b) => a.id - b.id);
+  if (!ascending && !content.sync) held.sortById();
 };
 
 /**

@@ -18,7 +18,7 @@ export const changeContent = <T>(content: PetFileContent, change: ContentChange<
   const before = { pets: content.pets.length, keys: content.idempotencyKeys.end, nextId: content.nextId };
   const committedSync = content.sync;
   const undo = (keepIds: boolean) => {
-    content.pets.length = before.pets;
+    content.pets.truncate(before.pets);
     if (!keepIds) content.nextId = before.nextId;
     content.sync = committedSync;
   };

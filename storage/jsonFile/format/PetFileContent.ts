@@ -3,6 +3,7 @@ import type { IdempotencyKey, StoredIdempotencyKey } from '../../../core/PetStor
 import type { NewPet } from '../../../core/schemas/NewPet.js';
 import type { Pet } from '../../../core/schemas/Pet.js';
 import { IdempotencyKeys } from '../../IdempotencyKeys.js';
+import { PetColumns } from '../../PetColumns.js';
 import { type SyncState, takeKioskId } from '../../sync/syncState.js';
 import { PET_FILE_FORMAT, type PetFileData } from './PetFileData.js';
 
@@ -16,7 +17,7 @@ export interface PetFileContent {
   format: typeof PET_FILE_FORMAT;
   nextId: number;
   /** In ascending id order (arrival order, distinct ids, once `sync` is there); only ever grows at its end, but for `undo` and a reload. */
-  pets: Pet[];
+  pets: PetColumns;
   /** Live keys (and expired ones the sweep has not reached), oldest first. */
   idempotencyKeys: IdempotencyKeys;
   /** What the catalogue keeps as a hub or a kiosk, once it syncs (see SyncStateInFile). */
@@ -44,12 +45,17 @@ export interface Appended {
   undo(keepIds: boolean): void;
 }
 
-/** A file's content as read, as a running storage holds it; its keys' queue made from its keys, unless given (built in a worker thread). */
+/**
+ * A file's content as read, as a running storage holds it: its animals in columns (unless
+ * read into columns already), its keys' queue made from its keys (unless given, built in a
+ * worker thread).
+ */
 export const toPetFileContent = (
-  { nextId, pets, idempotencyKeys, sync }: PetFileData,
+  { nextId, pets, idempotencyKeys, sync }: Omit<PetFileData, 'pets'> & { pets: PetFileData['pets'] | PetColumns },
   queue: IdempotencyKeys = new IdempotencyKeys(idempotencyKeys),
 ): PetFileContent => {
-  const content: PetFileContent = { format: PET_FILE_FORMAT, nextId, pets, idempotencyKeys: queue };
+  const columns = pets instanceof PetColumns ? pets : PetColumns.from(pets);
+  const content: PetFileContent = { format: PET_FILE_FORMAT, nextId, pets: columns, idempotencyKeys: queue };
   if (sync) content.sync = sync;
   return content;
 };
@@ -103,7 +109,7 @@ export const appendEntries = (content: PetFileContent, entries: readonly NewEntr
     entries: appended,
     before,
     undo(keepIds) {
-      content.pets.length = before.pets;
+      content.pets.truncate(before.pets);
       keys.truncate(before.keys);
       // Kept ids stay given: the kiosk's as much as the next ids.
       if (keepIds) return;

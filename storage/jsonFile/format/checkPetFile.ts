@@ -61,6 +61,9 @@ const petProblem = (pet: unknown, position: number): PetFileProblem => {
   return { path: `pets[${position}].${stray}`, message: 'is not a known field' };
 };
 
+/** Whether `pet` (an item JSON.parse made) is an animal the file may hold: at once when `quickIsPet` says so, else as valibot says. */
+export const isStoredPet = (pet: unknown): pet is Pet => quickIsPet(pet) || (v.is(Pet, pet) && Object.keys(pet).length === PET_FIELD_COUNT);
+
 /**
  * The first problem of the animals, in file order, or else the highest id among them (0 for
  * none). `seen`: the ids so far of a file that syncs, which keeps animals in arrival order,
@@ -76,8 +79,7 @@ const petsProblem = (pets: unknown[], seen: Set<number> | undefined): PetFilePro
   let highest = 0;
   for (let position = 0; position < pets.length; position++) {
     const pet = pets[position];
-    const valid = quickIsPet(pet) || (v.is(Pet, pet) && Object.keys(pet).length === PET_FIELD_COUNT);
-    if (!valid) return petProblem(pet, position);
+    if (!isStoredPet(pet)) return petProblem(pet, position);
     const problem = seen ? arrivalIdProblem(pets as Pet[], position, seen) : idProblemAt(pets as Pet[], position);
     if (problem) return problem;
     highest = Math.max(highest, (pet as Pet).id);

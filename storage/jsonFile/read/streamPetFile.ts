@@ -4,7 +4,8 @@
  */
 import type { FileReading, JournalChanges } from '../../durableFile/index.js';
 import { IdempotencyKeys } from '../../IdempotencyKeys.js';
-import { checkPetFile } from '../format/checkPetFile.js';
+import { PetColumns } from '../../PetColumns.js';
+import { checkPetFile, isStoredPet } from '../format/checkPetFile.js';
 import { addPetChanges, type ReadChanges, readPetChanges, replayPetChanges } from '../format/PetChange.js';
 import { type PetFileContent, toPetFileContent } from '../format/PetFileContent.js';
 import type { PetLines } from '../write/findPetLines.js';
@@ -12,6 +13,9 @@ import { type KeysPart, readKeysPart } from './keysPart.js';
 import { parseListPieces } from './listPieces.js';
 import { outlinePetFile } from './outlinePetFile.js';
 import { readKeysInWorker } from './readKeysInWorker.js';
+
+/** The fewest bytes an animal takes in a list: `{"id":1,"name":"a","categoryId":1,"status":"sold"}` and a comma. */
+const LEAST_PET_BYTES = 51;
 
 /** How many bytes a read takes. */
 const CHUNK_BYTES = 1024 * 1024;
@@ -69,17 +73,18 @@ export interface ReadContent {
 
 /**
  * The animals' list between bytes `from` (after its `[`) and `end` (its `]`), read a chunk
- * at a time and parsed a piece at a time (see `parseListPieces`); `undefined` for
- * any list laid out otherwise or not valid.
+ * at a time and parsed a piece at a time (see `parseListPieces`) into columns, each piece's
+ * objects checked and then left to die young; `undefined` for any list laid out otherwise,
+ * not valid, or holding an animal the file may not (which the whole read then names).
  */
-const readPets = async (file: FileReading, from: number, end: number, chunk: Buffer): Promise<unknown[] | undefined> => {
-  // Each piece's items kept apart and joined once at the end: pushing a million animals one by
-  // one into one array grew it by copies, and made the collector track every old-to-new pointer.
-  const pieces: unknown[][] = [];
-  let count = 0;
+const readPets = async (file: FileReading, from: number, end: number, chunk: Buffer): Promise<PetColumns | undefined> => {
+  const pets = new PetColumns();
+  pets.reserve(Math.ceil((end - from) / LEAST_PET_BYTES));
   const keep = (items: unknown[]) => {
-    pieces.push(items);
-    count += items.length;
+    for (const item of items) {
+      if (!isStoredPet(item)) return false;
+      pets.push(item);
+    }
     return true;
   };
   let position = from;
@@ -87,11 +92,29 @@ const readPets = async (file: FileReading, from: number, end: number, chunk: Buf
     const length = Math.min(chunk.byteLength, end - position);
     const bytes = await file.bytes(position, length, chunk);
     if (bytes.byteLength < length) return undefined;
-    const parsed = parseListPieces(bytes, position + length === end, count > 0, keep);
+    const parsed = parseListPieces(bytes, position + length === end, pets.length > 0, keep);
     if (parsed === undefined) return undefined;
     position += parsed;
   }
-  return ([] as unknown[]).concat(...pieces);
+  return pets;
+};
+
+/**
+ * The highest id of `pets`, or `undefined` when their ids break the file's rule: ascending,
+ * or (a file that syncs, in arrival order) distinct.
+ */
+const highestIdOf = (pets: PetColumns, inArrivalOrder: boolean): number | undefined => {
+  const seen = inArrivalOrder ? new Set<number>() : undefined;
+  let highest = 0;
+  for (let position = 0; position < pets.length; position++) {
+    const id = pets.idAt(position);
+    if (seen) {
+      if (seen.has(id)) return undefined;
+      seen.add(id);
+    } else if (id <= highest) return undefined;
+    highest = Math.max(highest, id);
+  }
+  return highest;
 };
 
 /**
@@ -142,7 +165,7 @@ export const streamPetFile = async (
   const keys: Promise<KeysPart | undefined> = inWorker
     ? readKeysInWorker(bytes, journal, theirs)
     : bytes.then((read) => read && readKeysPart(read));
-  let pets: unknown[] | undefined;
+  let pets: PetColumns | undefined;
   let ours: ReadChanges | undefined;
   try {
     pets = await readPets(file, petsList.start, petsList.end, chunk);
@@ -152,13 +175,15 @@ export const streamPetFile = async (
     await keys.catch(() => undefined);
   }
   const part = await keys;
-  // The keys were checked as they were read.
-  const checked = part && pets && checkPetFile({ ...fields, pets, idempotencyKeys: [] });
+  // The keys were checked as they were read, the animals but for their ids; the rest of the file here.
+  const checked = part && pets && checkPetFile({ ...fields, pets: [], idempotencyKeys: [] });
   if (!checked || !('data' in checked)) return undefined;
-  const { lines } = part;
-  const content = toPetFileContent(checked.data, IdempotencyKeys.fromSnapshot(part.snapshot));
+  const highest = highestIdOf(pets!, checked.data.sync !== undefined);
+  if (highest === undefined || checked.data.nextId <= highest) return undefined;
+  const { lines } = part!;
+  const content = toPetFileContent({ ...checked.data, pets: pets! }, IdempotencyKeys.fromSnapshot(part!.snapshot));
   const count = content.pets.length;
-  const lastInFile = content.pets[count - 1];
+  const lastInFile = count > 0 ? content.pets.idAt(count - 1) : undefined;
   if (journal) {
     // Each share read, in order; else the whole journal here, which names its first change that is not valid.
     const read = (theirs === 0 || part.changes) && (theirs === journal.length || ours);
@@ -169,7 +194,7 @@ export const streamPetFile = async (
   }
   // A journal's animal with an id below the file's last is sorted in among the file's (an
   // edit's ids: see `addPetChanges`); the file's animals are then no longer the content's first.
-  const inOrder = count > 0 && content.pets[count - 1] === lastInFile;
+  const inOrder = count > 0 && content.pets.idAt(count - 1) === lastInFile;
   const petLines = inOrder ? { offset: petsList.start, length: petsList.end - petsList.start, count } : undefined;
   return { content, keyLines: lines && { offset: keysStart + lines.start, length: lines.length, end: part.keysEnd }, petLines };
 };

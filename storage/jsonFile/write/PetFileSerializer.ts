@@ -1,6 +1,5 @@
 /** @module Writes a data file's bytes and its journal's lines, reusing the bytes of animals and keys written before. */
 
-import type { Pet } from '../../../core/schemas/Pet.js';
 import {
   byteLengthOf,
   copyOwnBytes,
@@ -11,6 +10,7 @@ import {
   Scratch,
 } from '../../durableFile/index.js';
 import { IdempotencyKeys } from '../../IdempotencyKeys.js';
+import type { PetList } from '../../PetColumns.js';
 import { encodePetChange, type KeysInChange, type PetChange } from '../format/PetChange.js';
 import type { PetFileContent } from '../format/PetFileContent.js';
 import { type PetFileData, petJson } from '../format/PetFileData.js';
@@ -328,7 +328,7 @@ export class PetFileSerializer {
    * instead, they took about a second of the server's thread after a start at a million
    * animals, and about 75 MB more of its memory until that write.
    */
-  async #findPetLinesInFile(pets: readonly Pet[], read: ReadOwnBytes, stopped: () => boolean): Promise<void> {
+  async #findPetLinesInFile(pets: PetList, read: ReadOwnBytes, stopped: () => boolean): Promise<void> {
     const lines = this.#petLines;
     const chunks = lines ? Math.floor(Math.min(lines.count, pets.length) / CHUNK_SIZE) : 0;
     if (!lines || chunks === 0 || this.#writtenPets) return;
@@ -347,7 +347,7 @@ export class PetFileSerializer {
   }
 
   /** The bytes of full chunk `index`, from the cache when made before. */
-  #chunk(pets: readonly Pet[], index: number): Buffer {
+  #chunk(pets: PetList, index: number): Buffer {
     let bytes = this.#chunks[index];
     if (bytes === undefined) {
       bytes = this.#encode(pets, index * CHUNK_SIZE, (index + 1) * CHUNK_SIZE, freeableBytes);
@@ -358,7 +358,7 @@ export class PetFileSerializer {
   }
 
   /** The pieces of the animals from `start` (a chunk boundary) to the end of `pets`, the new ones encoded now. */
-  #tailOf(pets: readonly Pet[], start: number): readonly TailPiece[] {
+  #tailOf(pets: PetList, start: number): readonly TailPiece[] {
     if (this.#tailStart !== start) {
       this.#tailStart = start;
       this.#tail = [];
@@ -379,10 +379,10 @@ export class PetFileSerializer {
    * The lines of animals `start` to `end`, each after the separator it needs, as `toBytes`
    * makes them: a chunk's in a freeable buffer, the file holding them once written.
    */
-  #encode(pets: readonly Pet[], start: number, end: number, toBytes: (text: string) => Buffer): Buffer {
+  #encode(pets: PetList, start: number, end: number, toBytes: (text: string) => Buffer): Buffer {
     let text = '';
     for (let position = start; position < end; position++) {
-      text += `${position === 0 ? '\n' : ',\n'}${petJson(pets[position]!)}`;
+      text += `${position === 0 ? '\n' : ',\n'}${petJson(pets.at(position)!)}`;
     }
     const bytes = toBytes(text);
     this.#encodedPetBytes += bytes.byteLength;

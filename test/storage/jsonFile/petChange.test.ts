@@ -48,14 +48,14 @@ describe('replaying the journal', () => {
   it('Should add the animals the document lacks, below its highest id too, skip those it holds, and keep ids in order', () => {
     const content = toPetFileContent({ format: 2, nextId: 6, pets: [1, 2, 5].map(animal), idempotencyKeys: [] });
     replayPetChanges(content, [line([6, 7], 8), line([3, 5], 8), line([7, 8], 9)], 'animals.json');
-    expect(content.pets.map(({ id }) => id)).toEqual([1, 2, 3, 5, 6, 7, 8]);
+    expect(content.pets.slice().map(({ id }) => id)).toEqual([1, 2, 3, 5, 6, 7, 8]);
     expect(content.nextId).toBe(9);
   });
 
   it('Should add nothing twice when the document already holds every line (a crash between a whole write and emptying the journal)', () => {
     const content = toPetFileContent({ format: 2, nextId: 4, pets: [1, 2, 3].map(animal), idempotencyKeys: [] });
     replayPetChanges(content, [line([1], 2), line([2, 3], 4)], 'animals.json');
-    expect(content.pets.map(({ id }) => id)).toEqual([1, 2, 3]);
+    expect(content.pets.slice().map(({ id }) => id)).toEqual([1, 2, 3]);
     expect(content.nextId).toBe(4);
   });
 });
