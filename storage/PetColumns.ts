@@ -20,7 +20,7 @@ export interface PetList {
   at(position: number): Pet | undefined;
 }
 
-/** A typed array twice as long as `room` needs (at least 16), holding `from`'s first `length` values. */
+/** A typed array of room for at least `room` values (`from`'s length, at least 16, doubled until it fits), holding `from`'s first `length` values. */
 const withRoom = <T extends Float64Array | Uint8Array>(from: T, length: number, room: number, make: (size: number) => T): T => {
   let size = Math.max(from.length, 16);
   while (size < room) size *= 2;

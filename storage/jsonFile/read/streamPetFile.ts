@@ -8,6 +8,7 @@ import { PetColumns } from '../../PetColumns.js';
 import { checkPetFile, isStoredPet } from '../format/checkPetFile.js';
 import { addPetChanges, type ReadChanges, readPetChanges, replayPetChanges } from '../format/PetChange.js';
 import { type PetFileContent, toPetFileContent } from '../format/PetFileContent.js';
+import { nextIdProblem } from '../format/PetFileData.js';
 import type { PetLines } from '../write/findPetLines.js';
 import { type KeysPart, readKeysPart } from './keysPart.js';
 import { parseListPieces } from './listPieces.js';
@@ -179,7 +180,7 @@ export const streamPetFile = async (
   const checked = part && pets && checkPetFile({ ...fields, pets: [], idempotencyKeys: [] });
   if (!checked || !('data' in checked)) return undefined;
   const highest = highestIdOf(pets!, checked.data.sync !== undefined);
-  if (highest === undefined || checked.data.nextId <= highest) return undefined;
+  if (highest === undefined || nextIdProblem([{ id: highest }], checked.data.nextId)) return undefined;
   const { lines } = part!;
   const content = toPetFileContent({ ...checked.data, pets: pets! }, IdempotencyKeys.fromSnapshot(part!.snapshot));
   const count = content.pets.length;
