@@ -23,6 +23,15 @@ const BASE64URL_TEXT = 3;
 /** How far a text's kind is shifted in its place: the place's two high bits. */
 const KIND_SHIFT = 30;
 
+/** How far a text's kind is shifted in its entry of `#textLength`, above its length. */
+const LENGTH_BITS = 8;
+
+/**
+ * How many texts one entry of `#textAt` places: the first of each run of this many; a text
+ * after it lies after the ones before it in the run, which `#placeOf` sums (at most 15).
+ */
+const TEXTS_A_PLACE = 16;
+
 /** What of a text's place is the place itself, without its kind. */
 const PLACE = 0x3fffffff;
 
@@ -65,7 +74,7 @@ const keepsText = (text: string): boolean => {
 export interface TextColumnParts {
   /** Undefined while the column's texts are all alike (see `TextColumn.#alike`). */
   textAt: Uint32Array | undefined;
-  textLength: Uint8Array | undefined;
+  textLength: Uint16Array | undefined;
   alike: number;
   text: Uint8Array;
   textEnd: number;
@@ -87,17 +96,19 @@ export class TextColumn {
    * While every text so far has the same length and kind (the keys of one client, as a
    * rule: UUIDs, our client's 22-character tokens, our kiosk page's 32 hex digits), their
    * kind times 256 plus their length; the texts lie one after another, so a text's place is
-   * its index times their size, and `#textAt` and `#textLength` are not made: 5 bytes a key
-   * less. `NO_TEXT_YET` before the first, `UNLIKE` once two differ.
+   * its index times their size, and `#textAt` and `#textLength` are not made: 2.25 bytes a
+   * key less. `NO_TEXT_YET` before the first, `UNLIKE` once two differ.
    */
   #alike = NO_TEXT_YET;
   /**
-   * Where each text starts in `#text` (its kind in the two high bits), and its length in
-   * characters (`ELSEWHERE` for one the column does not keep); made when the texts stop
-   * being alike.
+   * Where the first text of each run of `TEXTS_A_PLACE` starts in `#text`, and each text's
+   * kind (shifted by `LENGTH_BITS`) and length in characters (`ELSEWHERE` for one the column
+   * does not keep); made when the texts stop being alike. A place for each text took 4
+   * bytes a key: a chunk of keys whose texts differ in length (a counter's, say) cost 5
+   * bytes a key more than one of alike texts, now 2.25.
    */
   #textAt: Uint32Array | undefined;
-  #textLength: Uint8Array | undefined;
+  #textLength: Uint16Array | undefined;
   #text: Uint8Array;
   /** The bytes of `#text` in use: the texts before the next index. */
   #textEnd: number;
@@ -143,8 +154,8 @@ export class TextColumn {
     else if (kind === BASE64URL_TEXT) packBase64Url(text, bytes, this.#textEnd);
     else for (let offset = 0, at = this.#textEnd; offset < text.length; offset++, at++) bytes[at] = text.charCodeAt(offset);
     if (this.#textAt) {
-      this.#textAt[index] = this.#textEnd | (kind << KIND_SHIFT);
-      this.#textLength![index] = text.length;
+      if (index % TEXTS_A_PLACE === 0) this.#textAt[index / TEXTS_A_PLACE] = this.#textEnd;
+      this.#textLength![index] = (kind << LENGTH_BITS) | text.length;
     }
     this.#textEnd = end;
     this.#fitWhenFull(index);
@@ -154,7 +165,7 @@ export class TextColumn {
   /** Keeps no text at `index` (the column's next one): its owner keeps it, in another form or elsewhere. */
   skip(index: number): void {
     this.#unlike(index);
-    this.#textAt![index] = this.#textEnd;
+    if (index % TEXTS_A_PLACE === 0) this.#textAt![index / TEXTS_A_PLACE] = this.#textEnd;
     this.#textLength![index] = ELSEWHERE;
     this.#fitWhenFull(index);
   }
@@ -186,7 +197,7 @@ export class TextColumn {
       this.#alike = NO_TEXT_YET;
       this.#textAt = undefined;
       this.#textLength = undefined;
-    } else this.#textEnd = this.#placeOf(index) & PLACE;
+    } else this.#textEnd = this.#endOf(index - 1);
   }
 
   /** After the column's last text, its texts will not grow again, so they keep no spare bytes. */
@@ -200,11 +211,11 @@ export class TextColumn {
    */
   #unlike(index: number): void {
     if (this.#textAt !== undefined) return;
-    const textAt = new Uint32Array(this.#size);
-    const textLength = new Uint8Array(this.#size);
+    const textAt = new Uint32Array(Math.ceil(this.#size / TEXTS_A_PLACE));
+    const textLength = new Uint16Array(this.#size);
     if (this.#alike >= 0) {
-      for (let before = 0; before < index; before++) textAt[before] = this.#placeOf(before);
-      textLength.fill(this.#lengthOf(0), 0, index);
+      for (let before = 0; before < index; before += TEXTS_A_PLACE) textAt[before / TEXTS_A_PLACE] = this.#placeOf(before) & PLACE;
+      textLength.fill(this.#alike, 0, index);
     }
     this.#textAt = textAt;
     this.#textLength = textLength;
@@ -213,14 +224,31 @@ export class TextColumn {
 
   /** Where the text at `index` starts in `#text`, its kind in the two high bits. */
   #placeOf(index: number): number {
-    if (this.#textAt !== undefined) return this.#textAt[index]!;
-    const kind = this.#alike >>> 8;
-    return ((index * bytesOf(kind, this.#alike & 255)) | (kind << KIND_SHIFT)) >>> 0;
+    const textAt = this.#textAt;
+    if (textAt === undefined) {
+      const kind = this.#alike >>> LENGTH_BITS;
+      return ((index * bytesOf(kind, this.#alike & 255)) | (kind << KIND_SHIFT)) >>> 0;
+    }
+    const first = index - (index % TEXTS_A_PLACE);
+    let at = textAt[first / TEXTS_A_PLACE]!;
+    for (let before = first; before < index; before++) at += this.#bytesAt(before);
+    return (at | ((this.#textLength![index]! >>> LENGTH_BITS) << KIND_SHIFT)) >>> 0;
+  }
+
+  /** Where the text at `index` ends in `#text`: where the next one starts. */
+  #endOf(index: number): number {
+    return (this.#placeOf(index) & PLACE) + this.#bytesAt(index);
+  }
+
+  /** The bytes the text at `index` takes in `#text`: none for one the column does not keep. */
+  #bytesAt(index: number): number {
+    const entry = this.#textLength === undefined ? this.#alike : this.#textLength[index]!;
+    return entry === ELSEWHERE ? 0 : bytesOf(entry >>> LENGTH_BITS, entry & 255);
   }
 
   /** The length in characters of the text at `index`. */
   #lengthOf(index: number): number {
-    return this.#textLength === undefined ? this.#alike & 255 : this.#textLength[index]!;
+    return (this.#textLength === undefined ? this.#alike : this.#textLength[index]!) & 255;
   }
 
   /** Sets `codes` to the character codes of the text at `index` (one the column keeps). */
