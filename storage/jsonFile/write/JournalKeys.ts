@@ -7,8 +7,8 @@ import type { KeysInChange } from '../format/PetChange.js';
 /**
  * Keys' text in journal lines that follow each other: lines of one queue, appended to one
  * journal file (`generation`), each line's keys following the line before's in sequence. In
- * columns, about 4 bytes a key and 16 a line until the next whole write, so every line with
- * keys is noted. (As an object a line cost about 270 bytes, so lines of fewer than 16 keys
+ * columns, 2 bytes a key and 16 a line until the next whole write, so every line with keys
+ * is noted. (As an object a line cost about 270 bytes, so lines of fewer than 16 keys
  * were left out; on a fast disk most lines under load hold fewer, and encoding their keys
  * took most of a whole write's time in a flood of keyed creates.)
  */
@@ -19,8 +19,8 @@ class NotedLines {
   /** For each line, the byte its first key's text starts at in the journal, and the sequence number after its last key. */
   offsets = new Float64Array(16);
   ends = new Float64Array(16);
-  /** Each key's text length in bytes, by sequence number from `start`. */
-  lengths = new Uint32Array(64);
+  /** Each key's text length in bytes, by sequence number from `start` (see `MAX_NOTED_LENGTH`). */
+  lengths = new Uint16Array(64);
 
   constructor(
     readonly queue: IdempotencyKeys,
@@ -91,11 +91,14 @@ class NotedLines {
 }
 
 /** `array`, or a copy twice as long (at least `least`) holding its numbers. */
-const grown = <T extends Float64Array | Uint32Array>(array: T, least: number): T => {
+const grown = <T extends Float64Array | Uint16Array>(array: T, least: number): T => {
   const copy = new (array.constructor as new (length: number) => T)(Math.max(array.length * 2, least));
   copy.set(array);
   return copy;
 };
+
+/** The longest key text a line's notes can hold; a line with a longer one (none the service writes) is not noted, and its keys are encoded. */
+const MAX_NOTED_LENGTH = 0xffff;
 
 /** Reads bytes the journal holds (see DurableTextFile.readJournalBytes), into `into` when it is large enough. */
 export type ReadJournalBytes = (generation: number, offset: number, length: number, into?: Buffer) => Promise<Buffer | undefined>;
@@ -131,7 +134,7 @@ export class JournalKeys {
 
   /** Notes the keys `start`, `start + 1`, … of `queue`, whose change `text` (laid out as `keysIn` says) was appended at `spot`. */
   noted(queue: IdempotencyKeys, start: number, text: string, keysIn: KeysInChange, spot: JournalSpot): void {
-    if (keysIn.lengths.length === 0) return;
+    if (keysIn.lengths.length === 0 || keysIn.lengths.some((length) => length > MAX_NOTED_LENGTH)) return;
     let offset = keysIn.start;
     const bytes = spot.length;
     // Counted in characters, the same as bytes unless a character takes more: an animal's
