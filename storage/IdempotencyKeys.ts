@@ -2,8 +2,15 @@
 import type { IdempotencyKey, StoredIdempotencyKey } from '../core/PetStorage.js';
 import { CHUNK_KEYS, ELSEWHERE_NUMBER, ELSEWHERE_SCOPE, fitsColumn, hashKey, KeyChunk, type KeyChunkParts } from './KeyChunk.js';
 
-/** The first size of the lookup table; it doubles when three quarters full (see `isCrowded`). */
+/** The first size of the lookup table; it grows by half when three quarters full (see `isCrowded`). */
 const INITIAL_TABLE = 1024;
+
+/**
+ * The size a table grows to from `size`: half as large again. Doubled, a table just grown
+ * took 10.7 bytes a key (8 on average over its growth); by half, 8 (6.5), for a growth a
+ * little more often (each places every entry again, from the hashes the chunks keep).
+ */
+const grownSize = (size: number): number => size + (size >>> 1);
 
 /**
  * Table entries hold sequence numbers modulo this, plus one, so 0 marks an empty place: the
@@ -14,8 +21,8 @@ const MODULUS = 2 ** 31 - 1;
 /**
  * Whether a table of `size` places holding `listed` entries is too full. Three quarters at
  * most: a new key's lookup then probes about 8 places rather than 2.5 at half full (a tenth
- * of a microsecond more a keyed create), and the table takes 4 to 5 bytes a key rather than
- * 8 to 16.
+ * of a microsecond more a keyed create), and the table takes 5.3 to 8 bytes a key (see
+ * `grownSize`) rather than 8 to 16.
  */
 const isCrowded = (listed: number, size: number): boolean => listed * 4 > size * 3;
 
@@ -62,6 +69,12 @@ const arraysOf = (parts: object): ArrayBuffer[] =>
     .filter(ArrayBuffer.isView)
     .map((array) => array.buffer as ArrayBuffer);
 
+/** The table's place after `place`: linear probing, from the last place back to the first. */
+const nextPlace = (place: number, size: number): number => (place + 1 === size ? 0 : place + 1);
+
+/** How many places on from `from` `to` is, going round a table of `size` places. */
+const distance = (from: number, to: number, size: number): number => (to >= from ? to - from : to + size - from);
+
 /** A random 32-bit number: the seed of one queue's lookup hashes (see `hashKey`). */
 const randomSeed = (): number => crypto.getRandomValues(new Uint32Array(1))[0]!;
 
@@ -75,8 +88,8 @@ const randomSeed = (): number => crypto.getRandomValues(new Uint32Array(1))[0]!;
  * payload digest packed (8 bytes), a scope number instead of the scope's 64 characters, its
  * text as bytes (a UUID or 32 hex digits in 16). It is found through an open-addressing
  * table of its own (linear probing, at most three quarters full) rather than a `Map` of
- * strings. A key then costs 44 to 50 bytes (up to about 60 when a chunk's texts differ in
- * length) and gives the garbage collector nothing to visit, where a string and a map entry
+ * strings. A key then costs 45 to 53 bytes (the most when a chunk's texts differ in
+ * length or packing) and gives the garbage collector nothing to visit, where a string and a map entry
  * per key cost 180 (see docs/bounds.md); chunks are added and dropped whole, so no column
  * is copied to grow.
  * A key that replaces an expired one with the same scope and key leaves the old one in the
@@ -114,7 +127,9 @@ export class IdempotencyKeys {
 
   /** `expected`: about how many keys it will hold soon (a file's, read a piece at a time), so the table is made that size once, not doubled its way there. */
   constructor(keys: Iterable<StoredIdempotencyKey> = [], expected = Array.isArray(keys) ? keys.length : 0) {
-    while (isCrowded(expected, this.#table.length)) this.#table = new Uint32Array(this.#table.length * 2);
+    let size = INITIAL_TABLE;
+    while (isCrowded(expected, size)) size = grownSize(size);
+    if (size !== INITIAL_TABLE) this.#table = new Uint32Array(size);
     for (const key of keys) this.add(key);
   }
 
@@ -318,7 +333,7 @@ export class IdempotencyKeys {
   /** The table's place for `scope` and `key`: the one holding their entry, or the empty one where it would go. */
   #place(scope: number, key: string): number {
     const table = this.#table;
-    const mask = table.length - 1;
+    const size = table.length;
     // A create looks its key up, then adds it: the second look reuses the first one's hash.
     const hashed = this.#hashed;
     if (key !== hashed.key || scope !== hashed.scope) {
@@ -327,7 +342,7 @@ export class IdempotencyKeys {
       hashed.hash = hashKey(this.#seed, scope, key);
     }
     const hash = hashed.hash;
-    for (let place = hash & mask; ; place = (place + 1) & mask) {
+    for (let place = hash % size; ; place = nextPlace(place, size)) {
       const entry = table[place]!;
       if (entry === 0 || this.#holds(this.#sequenceOf(entry), hash, scope, key)) return place;
     }
@@ -345,17 +360,17 @@ export class IdempotencyKeys {
   /** Removes the table's entry for `sequence`, if it holds one (a newer key with the same scope and key may have replaced it). */
   #unlist(sequence: number): void {
     const table = this.#table;
-    const mask = table.length - 1;
+    const size = table.length;
     const entry = (sequence % MODULUS) + 1;
-    let place = this.#hashOf(sequence) & mask;
-    while (table[place] !== 0 && table[place] !== entry) place = (place + 1) & mask;
+    let place = this.#hashOf(sequence) % size;
+    while (table[place] !== 0 && table[place] !== entry) place = nextPlace(place, size);
     if (table[place] === 0) return;
     this.#listed--;
     // Linear probing's deletion: move back each later entry of the run that may sit in the hole.
     let hole = place;
-    for (let next = (hole + 1) & mask; table[next] !== 0; next = (next + 1) & mask) {
-      const home = this.#hashOf(this.#sequenceOf(table[next]!)) & mask;
-      if (((next - home) & mask) >= ((next - hole) & mask)) {
+    for (let next = nextPlace(hole, size); table[next] !== 0; next = nextPlace(next, size)) {
+      const home = this.#hashOf(this.#sequenceOf(table[next]!)) % size;
+      if (distance(home, next, size) >= distance(hole, next, size)) {
         table[hole] = table[next]!;
         hole = next;
       }
@@ -375,15 +390,15 @@ export class IdempotencyKeys {
     else this.#odd.set(sequence, parts);
   }
 
-  /** Doubles the table, placing each entry anew. */
+  /** Grows the table (see `grownSize`), placing each entry anew. */
   #growTable(): void {
     const old = this.#table;
-    const table = new Uint32Array(old.length * 2);
-    const mask = table.length - 1;
+    const table = new Uint32Array(grownSize(old.length));
+    const size = table.length;
     for (const entry of old) {
       if (entry === 0) continue;
-      let place = this.#hashOf(this.#sequenceOf(entry)) & mask;
-      while (table[place] !== 0) place = (place + 1) & mask;
+      let place = this.#hashOf(this.#sequenceOf(entry)) % size;
+      while (table[place] !== 0) place = nextPlace(place, size);
       table[place] = entry;
     }
     this.#table = table;
