@@ -1,6 +1,23 @@
 /** @module The Idempotency-Keys a storage keeps in memory: a queue in arrival order, found by scope and key. */
 import type { IdempotencyKey, StoredIdempotencyKey } from '../core/PetStorage.js';
-import { CHUNK_KEYS, ELSEWHERE_NUMBER, ELSEWHERE_SCOPE, fitsColumn, hashKey, KeyChunk, type KeyChunkParts } from './KeyChunk.js';
+import {
+  CHUNK_KEYS,
+  ELSEWHERE_NUMBER,
+  ELSEWHERE_SCOPE,
+  fitsColumn,
+  hashKey,
+  KeyChunk,
+  type KeyChunkParts,
+  type KeySpill,
+} from './KeyChunk.js';
+
+export type { KeySpill } from './KeyChunk.js';
+
+/**
+ * How many chunks at the back keep their bytes when the queue spills (see `spillTo`): the
+ * one keys join, and the one before, which a write that failed may still take keys back from.
+ */
+const UNSPILLED_CHUNKS = 2;
 
 /** The first size of the lookup table; it grows by half when three quarters full (see `isCrowded`). */
 const INITIAL_TABLE = 1024;
@@ -124,6 +141,8 @@ export class IdempotencyKeys {
   readonly #hashed = { key: '', scope: -1, hash: 0 };
   #first = 0;
   #end = 0;
+  /** Where full chunks put their keys' texts and digests (see `spillTo`), if anywhere. */
+  #spill: KeySpill | undefined;
 
   /** `expected`: about how many keys it will hold soon (a file's, read a piece at a time), so the table is made that size once, not doubled its way there. */
   constructor(keys: Iterable<StoredIdempotencyKey> = [], expected = Array.isArray(keys) ? keys.length : 0) {
@@ -135,6 +154,7 @@ export class IdempotencyKeys {
 
   /** Everything the queue holds, to make it again with `fromSnapshot` (the snapshot shares its arrays: the queue is not used after). */
   snapshot(): IdempotencyKeysSnapshot {
+    this.unspill();
     return {
       scopes: this.#scopes,
       chunks: this.#chunks.map((chunk) => chunk.parts()),
@@ -162,6 +182,26 @@ export class IdempotencyKeys {
     keys.#first = snapshot.first;
     keys.#end = snapshot.end;
     return keys;
+  }
+
+  /**
+   * From now on, every full chunk but the last two writes its keys' texts, payload digests
+   * and animals to `spill` and lets go of them: a key then holds 10 bytes (its scope's
+   * number, hash and time, which lookups and the sweep read) and its place in the table,
+   * not the 28 more of a UUID key's text, digest and animal. Those are read back only when
+   * a lookup meets the key (a retry) or a key is read whole (`at`: a whole write that
+   * encodes it again). A chunk that `spill` cannot take (a full disk) keeps its bytes, and
+   * the next full chunk tries again.
+   */
+  spillTo(spill: KeySpill): void {
+    this.#spill = spill;
+    this.#spillFullChunks();
+  }
+
+  /** Reads every spilled chunk's bytes back and spills no more (the queue is about to be handed on, or replaced). */
+  unspill(): void {
+    for (const chunk of this.#chunks) chunk.unspill();
+    this.#spill = undefined;
   }
 
   /** The sequence number of the oldest key kept. */
@@ -211,7 +251,10 @@ export class IdempotencyKeys {
     const number = Math.floor(sequence / CHUNK_KEYS);
     if (this.#chunks.length === 0) this.#chunkBase = number;
     const started = number - this.#chunkBase === this.#chunks.length;
-    if (started) this.#addChunk();
+    if (started) {
+      this.#addChunk();
+      if (this.#spill) this.#spillFullChunks();
+    }
     const chunk = this.#chunkOf(sequence);
     if (started) {
       // The chunk's first key sets what its times count from.
@@ -226,8 +269,9 @@ export class IdempotencyKeys {
     chunk.hashes[index] = this.#hashed.hash;
     if (!chunk.writeText(index, stored.key)) this.#keepOdd(sequence, { key: flattened(stored.key) });
     if (!chunk.writeFingerprint(index, stored.fingerprint)) this.#keepOdd(sequence, { fingerprint: flattened(stored.fingerprint) });
-    chunk.petId[index] = fitsColumn(stored.petId) ? stored.petId : ELSEWHERE_NUMBER;
-    if (chunk.petId[index] === ELSEWHERE_NUMBER) this.#keepOdd(sequence, { petId: stored.petId });
+    const petIdFits = fitsColumn(stored.petId);
+    chunk.setPetId(index, petIdFits ? stored.petId : ELSEWHERE_NUMBER);
+    if (!petIdFits) this.#keepOdd(sequence, { petId: stored.petId });
     const since = stored.createdAt - chunk.createdBase;
     chunk.createdSince[index] = fitsColumn(since) ? since : ELSEWHERE_NUMBER;
     if (chunk.createdSince[index] === ELSEWHERE_NUMBER) this.#keepOdd(sequence, { createdAt: stored.createdAt });
@@ -243,11 +287,12 @@ export class IdempotencyKeys {
     const chunk = this.#chunkOf(sequence);
     const index = sequence % CHUNK_KEYS;
     const odd = this.#odd.size === 0 ? undefined : this.#odd.get(sequence);
+    const petId = chunk.petIdAt(index);
     return {
       scope: chunk.scopeOf[index] === ELSEWHERE_SCOPE ? odd!.scope! : this.#scopes[chunk.scopeOf[index]!]!,
       key: chunk.keeps(index) ? chunk.readText(index) : odd!.key!,
       fingerprint: odd?.fingerprint ?? chunk.readFingerprint(index),
-      petId: chunk.petId[index] === ELSEWHERE_NUMBER ? odd!.petId! : chunk.petId[index]!,
+      petId: petId === ELSEWHERE_NUMBER ? odd!.petId! : petId,
       createdAt: this.#createdAt(chunk, index, odd),
       expiresAt: this.#expiry(chunk, index, odd),
     };
@@ -266,10 +311,14 @@ export class IdempotencyKeys {
       forgotten++;
     }
     // Chunks the front has passed are dropped whole.
+    let released = -1;
     while (this.#chunks.length > 0 && this.#chunkBase < Math.floor(this.#first / CHUNK_KEYS)) {
-      this.#spare = this.#chunks.shift();
+      const chunk = this.#chunks.shift()!;
+      if (chunk.spilled) released = chunk.spilledEnd;
+      else this.#spare = chunk;
       this.#chunkBase++;
     }
+    if (released !== -1) this.#spill?.releaseBefore(released);
     return forgotten;
   }
 
@@ -277,6 +326,8 @@ export class IdempotencyKeys {
   truncate(end: number): void {
     const from = Math.max(end, this.#first);
     if (this.#end <= from) return;
+    // A write's keys are in the last chunks, which keep their bytes; should one have spilled, it takes them back.
+    for (let chunk = Math.floor(from / CHUNK_KEYS) - this.#chunkBase; chunk < this.#chunks.length; chunk++) this.#chunks[chunk]!.unspill();
     while (this.#end > from) this.#forget(--this.#end);
     this.#chunkOf(from).dropTextsFrom(from % CHUNK_KEYS);
     // A chunk no key is in any more is dropped, so `add` finds the back as it left it.
@@ -292,6 +343,15 @@ export class IdempotencyKeys {
 
   #chunkOf(sequence: number): KeyChunk {
     return this.#chunks[Math.floor(sequence / CHUNK_KEYS) - this.#chunkBase]!;
+  }
+
+  /** Spills each full chunk not spilled yet but the last `UNSPILLED_CHUNKS`, oldest first, until one cannot. */
+  #spillFullChunks(): void {
+    const spill = this.#spill!;
+    for (let index = 0; index < this.#chunks.length - UNSPILLED_CHUNKS; index++) {
+      const chunk = this.#chunks[index]!;
+      if (!chunk.spilled && !chunk.spill(spill)) return;
+    }
   }
 
   #addChunk(): void {

@@ -2,6 +2,20 @@
 import { DIGEST_BYTES, packDigest, unpackDigest } from './packedBase64Url.js';
 import { TextColumn, type TextColumnParts } from './TextColumn.js';
 
+/**
+ * Where a queue's older chunks keep their keys' texts, payload digests and animals, out of memory
+ * (a JSON data file's storage: a scratch file beside it, see KeySpillFile). Reads are
+ * synchronous and rare: a retry's lookup, a whole write that encodes keys again.
+ */
+export interface KeySpill {
+  /** Writes `bytes` after the last bytes written; answers where (what `read` takes), or `undefined` when it cannot (a full disk): the chunk then keeps them. */
+  write(bytes: Uint8Array): number | undefined;
+  /** The `length` bytes written at `at` on, in an array valid until the next read; throws when they cannot be read. */
+  read(at: number, length: number): Uint8Array;
+  /** Says no chunk reads the bytes before `at` any more (they left the queue's front), so their room may be taken back. */
+  releaseBefore(at: number): void;
+}
+
 /** How many keys one chunk holds: about 400 KB of arrays at the service's keys. */
 export const CHUNK_KEYS = 4096;
 
@@ -36,6 +50,9 @@ export const hashKey = (seed: number, scope: number, key: string): number => {
   return finish(hash ^ key.length);
 };
 
+/** The 32-bit number at the start of `bytes`, in this machine's byte order (as a Uint32Array's bytes were written). */
+const readUint32 = (bytes: Uint8Array): number => new Uint32Array(bytes.slice(0, 4).buffer)[0]!;
+
 /** What a chunk holds (see `KeyChunk.parts`). */
 export interface KeyChunkParts {
   scopeOf: Uint16Array;
@@ -62,7 +79,7 @@ export class KeyChunk {
   /** Each key's `hashKey`. */
   readonly hashes: Uint32Array;
   /** Each key's animal, or `ELSEWHERE_NUMBER` for an id that does not fit (see `fitsColumn`). */
-  readonly petId: Uint32Array;
+  #petIds: Uint32Array;
   /** The creation time the chunk's first key was made at, in whole milliseconds: what `createdSince` counts from. */
   createdBase: number;
   /** Each key's creation less `createdBase`, or `ELSEWHERE_NUMBER` for one that does not fit (see `fitsColumn`). */
@@ -73,8 +90,13 @@ export class KeyChunk {
    * lifetime (a setting changed, a file edited) has its expiry kept elsewhere.
    */
   lifetime: number;
-  /** Each key's fingerprint as the service makes it, 8 bytes (see `packDigest`), unless `#fingerprints` keeps its text. */
-  readonly #digests: Uint8Array;
+  /** Each key's fingerprint as the service makes it, 8 bytes (see `packDigest`), unless `#fingerprints` keeps its text; empty once spilled. */
+  #digests: Uint8Array;
+  /** Where the texts', digests' and animals' bytes lie in `#spill` once spilled (see `spill`), in that order. */
+  #spilledAt = -1;
+  #spilledTexts = 0;
+  #spilledLength = 0;
+  #spill: KeySpill | undefined;
   /** The keys' texts. */
   readonly #texts: TextColumn;
   /**
@@ -89,7 +111,7 @@ export class KeyChunk {
   constructor(parts?: KeyChunkParts) {
     this.scopeOf = parts?.scopeOf ?? new Uint16Array(CHUNK_KEYS);
     this.hashes = parts?.hashes ?? new Uint32Array(CHUNK_KEYS);
-    this.petId = parts?.petId ?? new Uint32Array(CHUNK_KEYS);
+    this.#petIds = parts?.petId ?? new Uint32Array(CHUNK_KEYS);
     this.createdBase = parts?.createdBase ?? 0;
     this.createdSince = parts?.createdSince ?? new Uint32Array(CHUNK_KEYS);
     this.lifetime = parts?.lifetime ?? Number.NaN;
@@ -100,7 +122,9 @@ export class KeyChunk {
 
   /** Everything the chunk holds, as plain values and typed arrays (each over a buffer of its own, to transfer): see the constructor. */
   parts(): KeyChunkParts {
-    const { scopeOf, hashes, petId, createdBase, createdSince, lifetime } = this;
+    if (this.#spill) throw new Error('A spilled chunk has no parts: take it back first (see unspill).');
+    const { scopeOf, hashes, createdBase, createdSince, lifetime } = this;
+    const petId = this.#petIds;
     return {
       scopeOf,
       hashes,
@@ -154,7 +178,68 @@ export class KeyChunk {
   /** The fingerprint of the key at `index`, unless kept by the owner (see `writeFingerprint`). */
   readFingerprint(index: number): string {
     const texts = this.#fingerprints;
-    return texts?.keeps(index) ? texts.read(index) : unpackDigest(this.#digests, index * DIGEST_BYTES);
+    if (texts?.keeps(index)) return texts.read(index);
+    if (this.#spill) return unpackDigest(this.#spill.read(this.#spilledAt + this.#spilledTexts + index * DIGEST_BYTES, DIGEST_BYTES), 0);
+    return unpackDigest(this.#digests, index * DIGEST_BYTES);
+  }
+
+  /** The animal of the key at `index` (`ELSEWHERE_NUMBER` for one kept elsewhere). */
+  petIdAt(index: number): number {
+    if (this.#spill) return readUint32(this.#spill.read(this.#spilledAt + this.#spilledTexts + CHUNK_KEYS * DIGEST_BYTES + index * 4, 4));
+    return this.#petIds[index]!;
+  }
+
+  /** Keeps `petId` as the animal of the key at `index` (the chunk's next one). */
+  setPetId(index: number, petId: number): void {
+    this.#petIds[index] = petId;
+  }
+
+  /** Whether the chunk's texts, digests and animals are out of memory (see `spill`). */
+  get spilled(): boolean {
+    return this.#spill !== undefined;
+  }
+
+  /** Where the chunk's bytes end in its spill (a chunk spilled). */
+  get spilledEnd(): number {
+    return this.#spilledAt + this.#spilledLength;
+  }
+
+  /**
+   * Writes the keys' texts, digests and animals (a full chunk's: its owner adds none after)
+   * to `spill` and lets go of them, 28 bytes a UUID key: a lookup that meets one of the
+   * keys reads its text there, and `at` its digest and animal. Answers false, keeping
+   * them, when `spill` could not write them.
+   */
+  spill(spill: KeySpill): boolean {
+    const texts = this.#texts.bytes;
+    const digestsEnd = texts.length + this.#digests.length;
+    const bytes = new Uint8Array(digestsEnd + this.#petIds.byteLength);
+    bytes.set(texts);
+    bytes.set(this.#digests, texts.length);
+    bytes.set(new Uint8Array(this.#petIds.buffer, this.#petIds.byteOffset, this.#petIds.byteLength), digestsEnd);
+    const at = spill.write(bytes);
+    if (at === undefined) return false;
+    this.#spill = spill;
+    this.#spilledAt = at;
+    this.#spilledTexts = texts.length;
+    this.#spilledLength = bytes.length;
+    this.#texts.spill((offset, length) => spill.read(at + offset, length));
+    this.#digests = new Uint8Array(0);
+    this.#petIds = new Uint32Array(0);
+    return true;
+  }
+
+  /** Reads the texts, digests and animals back from the spill and keeps them again (a write that failed takes keys back from the chunk, say). */
+  unspill(): void {
+    const spill = this.#spill;
+    if (spill === undefined) return;
+    const bytes = spill.read(this.#spilledAt, this.#spilledLength).slice();
+    const digestsEnd = this.#spilledTexts + CHUNK_KEYS * DIGEST_BYTES;
+    this.#texts.unspill(bytes.subarray(0, this.#spilledTexts));
+    this.#digests = bytes.subarray(this.#spilledTexts, digestsEnd);
+    // Copied out: a Uint32Array's bytes must start at a multiple of 4, which the texts' length need not be.
+    this.#petIds = new Uint32Array(bytes.slice(digestsEnd).buffer);
+    this.#spill = undefined;
   }
 
   /** Forgets the texts of the keys from `index` on (keys added by a write that failed, or all of them to use the chunk again). */

@@ -80,6 +80,9 @@ export interface TextColumnParts {
   textEnd: number;
 }
 
+/** Reads `length` bytes of a spilled column's texts from `offset` on (see `TextColumn.spill`), into an array valid until the next read. */
+export type ReadSpilled = (offset: number, length: number) => Uint8Array;
+
 /** The character codes of the text being read (one array for all columns: they read one text at a time). */
 const codes: number[] = [];
 
@@ -112,6 +115,8 @@ export class TextColumn {
   #text: Uint8Array;
   /** The bytes of `#text` in use: the texts before the next index. */
   #textEnd: number;
+  /** Where the texts' bytes are read from once they left memory (see `spill`): `#text` is then empty. */
+  #spilled: ReadSpilled | undefined;
 
   /** An empty column of `size` texts, or one made again from what `parts` of another gave (in another thread, say). */
   constructor(size: number, parts?: TextColumnParts) {
@@ -125,11 +130,13 @@ export class TextColumn {
 
   /** Everything the column holds, as plain values and typed arrays (each over a buffer of its own, to transfer): see the constructor. */
   parts(): TextColumnParts {
+    if (this.#spilled) throw new Error('A spilled column has no parts: take it back first (see unspill).');
     return { textAt: this.#textAt, textLength: this.#textLength, alike: this.#alike, text: this.#text, textEnd: this.#textEnd };
   }
 
   /** Keeps `text` as the text at `index` (the column's next one) when `keepsText(text)`; answers whether it did. */
   write(index: number, text: string): boolean {
+    if (this.#spilled) throw new Error('A spilled column takes no text.');
     if (!keepsText(text)) {
       this.skip(index);
       return false;
@@ -190,9 +197,31 @@ export class TextColumn {
     return true;
   }
 
+  /** The bytes of the texts, to spill (see `spill`). */
+  get bytes(): Uint8Array {
+    return this.#text.subarray(0, this.#textEnd);
+  }
+
+  /**
+   * Lets go of the texts' bytes (`bytes`, which its owner wrote elsewhere): each text read
+   * from now on is read through `read`. Where each text lies stays in memory.
+   */
+  spill(read: ReadSpilled): void {
+    this.#spilled = read;
+    this.#text = new Uint8Array(0);
+  }
+
+  /** Holds the texts' bytes again (`bytes`, as `bytes` gave them before `spill`). */
+  unspill(bytes: Uint8Array): void {
+    this.#spilled = undefined;
+    this.#text = bytes;
+  }
+
   /** Forgets the texts from `index` on (those of keys a write that failed added, or all of them to use the column again). */
   dropFrom(index: number): void {
+    if (this.#spilled && index > 0) throw new Error('A spilled column keeps its texts: take it back first (see unspill).');
     if (index === 0) {
+      this.#spilled = undefined;
       this.#textEnd = 0;
       this.#alike = NO_TEXT_YET;
       this.#textAt = undefined;
@@ -255,14 +284,19 @@ export class TextColumn {
   #readCodes(index: number): void {
     const length = this.#lengthOf(index);
     const place = this.#placeOf(index);
-    const at = place & PLACE;
+    let at = place & PLACE;
     const kind = place >>> KIND_SHIFT;
-    if (kind === UUID_TEXT) unpackUuid(this.#text, at, codes);
-    else if (kind === HEX_TEXT) unpackHex(this.#text, at, length, codes);
-    else if (kind === BASE64URL_TEXT) unpackBase64Url(this.#text, at, length, codes);
+    let text = this.#text;
+    if (this.#spilled) {
+      text = this.#spilled(at, this.#bytesAt(index));
+      at = 0;
+    }
+    if (kind === UUID_TEXT) unpackUuid(text, at, codes);
+    else if (kind === HEX_TEXT) unpackHex(text, at, length, codes);
+    else if (kind === BASE64URL_TEXT) unpackBase64Url(text, at, length, codes);
     else {
       codes.length = length;
-      for (let offset = 0; offset < length; offset++) codes[offset] = this.#text[at + offset]!;
+      for (let offset = 0; offset < length; offset++) codes[offset] = text[at + offset]!;
     }
   }
 }

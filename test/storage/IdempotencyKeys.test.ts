@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { StoredIdempotencyKey } from '../../core/PetStorage.js';
-import { buffersOf, IdempotencyKeys } from '../../storage/IdempotencyKeys.js';
+import { buffersOf, IdempotencyKeys, type KeySpill } from '../../storage/IdempotencyKeys.js';
 
 const DAY = 86_400_000;
 
@@ -223,6 +223,85 @@ class ModelKeys {
   }
 }
 
+/**
+ * A spill in memory that fails every `failEvery`-th write (a full disk), and overwrites the
+ * bytes it is told no chunk reads any more, so a chunk that read them would give wrong keys.
+ */
+class MemorySpill implements KeySpill {
+  bytes = new Uint8Array(0);
+  writes = 0;
+  reads = 0;
+  released = 0;
+  constructor(readonly failEvery = 0) {}
+
+  write(bytes: Uint8Array): number | undefined {
+    this.writes++;
+    if (this.failEvery > 0 && this.writes % this.failEvery === 0) return undefined;
+    const at = this.bytes.length;
+    const grown = new Uint8Array(at + bytes.length);
+    grown.set(this.bytes);
+    grown.set(bytes, at);
+    this.bytes = grown;
+    return at;
+  }
+
+  read(at: number, length: number): Uint8Array {
+    this.reads++;
+    if (at < this.released || at + length > this.bytes.length) throw new Error(`read of released or unwritten bytes at ${at}`);
+    return this.bytes.slice(at, at + length);
+  }
+
+  releaseBefore(at: number): void {
+    this.bytes.fill(0x5a, this.released, at);
+    this.released = Math.max(this.released, at);
+  }
+}
+
+describe('IdempotencyKeys spilling full chunks', () => {
+  const uuidKey = (at: number): StoredIdempotencyKey => ({
+    scope: 'a1b2',
+    key: `5f1c2a9e-0b7d-4c1e-9a2b-${at.toString(16).padStart(12, '0')}`,
+    fingerprint: Buffer.from(Uint32Array.of(at, at * 7).buffer).toString('base64url'),
+    petId: at + 1,
+    createdAt: 1_700_000_000_000 + at,
+    expiresAt: 1_700_000_000_000 + at + DAY,
+  });
+  const asked = (key: StoredIdempotencyKey, now = key.createdAt) => ({ ...key, fingerprint: 'other', createdAt: now });
+
+  it('Should read a spilled key back only when asked for it, and find, sweep, take back and hand on every key as before', () => {
+    const spill = new MemorySpill();
+    const keys = new IdempotencyKeys();
+    keys.spillTo(spill);
+    for (let at = 0; at < 5 * 4096 + 100; at++) keys.add(uuidKey(at));
+    // Six chunks: the four before the last two went out, and adding new keys read nothing back.
+    expect(spill.writes).toBe(4);
+    expect(spill.reads).toBe(0);
+    expect(keys.find(asked(uuidKey(5 * 4096 + 200)))).toBeUndefined();
+    expect(spill.reads).toBe(0);
+    for (const at of [0, 1, 4095, 4096, 9000, 16383, 16384, 20579]) expect(keys.find(asked(uuidKey(at)))).toEqual(uuidKey(at));
+    expect(spill.reads).toBeGreaterThan(0);
+    expect([...keys.values()]).toEqual(Array.from({ length: 5 * 4096 + 100 }, (_, at) => uuidKey(at)));
+
+    // A write that failed takes keys back from a spilled chunk: it holds them again first.
+    keys.truncate(6_000);
+    expect(keys.end).toBe(6_000);
+    expect(keys.find(asked(uuidKey(6_000)))).toBeUndefined();
+    expect(keys.find(asked(uuidKey(5_999)))).toEqual(uuidKey(5_999));
+    for (let at = 6_000; at < 30_000; at++) keys.add(uuidKey(at));
+
+    // The front's chunks leave, and what they spilled is released (then overwritten, in this spill).
+    const swept = keys.sweep(uuidKey(12_000).expiresAt, 100_000);
+    expect(swept).toBe(12_001);
+    expect(spill.released).toBeGreaterThan(0);
+    for (const at of [12_001, 12_288, 16_384, 20_000, 29_999]) expect(keys.find(asked(uuidKey(at)))).toEqual(uuidKey(at));
+    expect(keys.find(asked(uuidKey(11_000)))).toBeUndefined();
+
+    // Handed on (to another thread, say), every key comes back from the spill.
+    const copy = IdempotencyKeys.fromSnapshot(keys.snapshot());
+    expect([...copy.values()]).toEqual(Array.from({ length: 30_000 - 12_001 }, (_, at) => uuidKey(12_001 + at)));
+  });
+});
+
 describe('IdempotencyKeys against a model', () => {
   // Keys packed as UUIDs (four bits a digit), lowercase hex (four bits a digit, odd and even
   // counts), six bits a character (base64url ones, every length modulo 4, UUIDs and hex
@@ -276,56 +355,64 @@ describe('IdempotencyKeys against a model', () => {
     fc.record({ truncate: fc.nat(50) }),
   );
 
-  it('Should find, sweep, forget after failed writes and give back every key as the model does, through growth of the columns, the table and the texts', () => {
-    fc.assert(
-      fc.property(fc.array(operation, { minLength: 1, maxLength: 60 }), (operations) => {
-        const keys = new IdempotencyKeys();
-        const model = new ModelKeys();
-        let now = 0;
-        let unique = 0;
-        const addBoth = (stored: StoredIdempotencyKey) => {
-          keys.add(stored);
-          model.add(stored);
-        };
-        for (const step of operations) {
-          now += 1;
-          if ('add' in step) {
-            addBoth({ ...stored(keyTexts[step.add]!, now, now, scopes[step.scope]), expiresAt: now + step.life });
-          } else if ('odd' in step) {
-            // A creation time of a fraction of a millisecond, as no clock gives but a file edited by hand may hold.
-            const createdAt = step.late ? now + 0.25 : now;
-            addBoth({ ...stored(keyTexts[step.odd]!, step.petId, createdAt), expiresAt: createdAt + step.lifetime });
-          } else if ('addMany' in step) {
-            for (let count = 0; count < step.addMany; count++) {
-              const text =
-                step.kind === 'uuid'
-                  ? `${(unique++).toString(16).padStart(8, '0')}-58cc-4372-a567-${count.toString(16).padStart(12, 'c')}`
-                  : step.kind === 'hex'
-                    ? (unique++).toString(16).padStart(32, '0')
-                    : step.kind === 'token'
-                      ? (unique++).toString(36).padStart(22, '_')
-                      : `${step.long ? 'l'.repeat(200) : ''}${unique++}-${count % 3 === 0 ? 'ü' : 'u'}`;
-              addBoth({ ...stored(text, unique, now, scopes[count % 2]), expiresAt: now + 50 + (count % 300) });
+  it.each([
+    ['in memory', undefined],
+    ['spilling full chunks', 0],
+    ['spilling full chunks to a spill that fails every third write', 3],
+  ])(
+    'Should find, sweep, forget after failed writes and give back every key as the model does, through growth of the columns, the table and the texts (%s)',
+    (_, failEvery) => {
+      fc.assert(
+        fc.property(fc.array(operation, { minLength: 1, maxLength: 60 }), (operations) => {
+          const keys = new IdempotencyKeys();
+          if (failEvery !== undefined) keys.spillTo(new MemorySpill(failEvery));
+          const model = new ModelKeys();
+          let now = 0;
+          let unique = 0;
+          const addBoth = (stored: StoredIdempotencyKey) => {
+            keys.add(stored);
+            model.add(stored);
+          };
+          for (const step of operations) {
+            now += 1;
+            if ('add' in step) {
+              addBoth({ ...stored(keyTexts[step.add]!, now, now, scopes[step.scope]), expiresAt: now + step.life });
+            } else if ('odd' in step) {
+              // A creation time of a fraction of a millisecond, as no clock gives but a file edited by hand may hold.
+              const createdAt = step.late ? now + 0.25 : now;
+              addBoth({ ...stored(keyTexts[step.odd]!, step.petId, createdAt), expiresAt: createdAt + step.lifetime });
+            } else if ('addMany' in step) {
+              for (let count = 0; count < step.addMany; count++) {
+                const text =
+                  step.kind === 'uuid'
+                    ? `${(unique++).toString(16).padStart(8, '0')}-58cc-4372-a567-${count.toString(16).padStart(12, 'c')}`
+                    : step.kind === 'hex'
+                      ? (unique++).toString(16).padStart(32, '0')
+                      : step.kind === 'token'
+                        ? (unique++).toString(36).padStart(22, '_')
+                        : `${step.long ? 'l'.repeat(200) : ''}${unique++}-${count % 3 === 0 ? 'ü' : 'u'}`;
+                addBoth({ ...stored(text, unique, now, scopes[count % 2]), expiresAt: now + 50 + (count % 300) });
+              }
+            } else if ('sweep' in step) {
+              expect(keys.sweep(now + step.late, step.sweep)).toBe(model.sweep(now + step.late, step.sweep));
+            } else {
+              const mark = Math.max(model.first, model.end - step.truncate);
+              keys.truncate(mark);
+              model.truncate(mark);
             }
-          } else if ('sweep' in step) {
-            expect(keys.sweep(now + step.late, step.sweep)).toBe(model.sweep(now + step.late, step.sweep));
-          } else {
-            const mark = Math.max(model.first, model.end - step.truncate);
-            keys.truncate(mark);
-            model.truncate(mark);
+            expect([keys.first, keys.end]).toEqual([model.first, model.end]);
+            for (const scope of scopes) {
+              for (const text of keyTexts) expect(keys.find({ ...stored(text, 0, now, scope) })).toEqual(model.find(scope, text, now));
+            }
           }
-          expect([keys.first, keys.end]).toEqual([model.first, model.end]);
-          for (const scope of scopes) {
-            for (const text of keyTexts) expect(keys.find({ ...stored(text, 0, now, scope) })).toEqual(model.find(scope, text, now));
+          expect([...keys.values()]).toEqual(model.kept);
+          for (const [at, kept] of model.kept.entries()) {
+            expect(keys.find({ ...kept, createdAt: now })).toEqual(model.find(kept.scope, kept.key, now));
+            if (at > 200) break;
           }
-        }
-        expect([...keys.values()]).toEqual(model.kept);
-        for (const [at, kept] of model.kept.entries()) {
-          expect(keys.find({ ...kept, createdAt: now })).toEqual(model.find(kept.scope, kept.key, now));
-          if (at > 200) break;
-        }
-      }),
-      { numRuns: 60 },
-    );
-  });
+        }),
+        { numRuns: 60 },
+      );
+    },
+  );
 });
