@@ -34,4 +34,5 @@ export { freeableBytes, freeBuffer } from './freeableBuffer.js';
 export { type JournalSpot, journalPath, readJournal } from './Journal.js';
 export { type Changes, JournalChanges, type LentChanges, NO_CHANGES } from './JournalChanges.js';
 export { inMebibytes } from './probeDisk.js';
+export { NEW_FILE_MODE, tempPath } from './tempFiles.js';
 export { WriteHealth } from './WriteHealth.js';

@@ -19,6 +19,7 @@ import { KeySweep, type KeySweepOptions } from '../KeySweep.js';
 import { PetIndex } from '../PetIndex.js';
 import { createJsonFileSync } from './createJsonFileSync.js';
 import type { NewEntry } from './format/PetFileContent.js';
+import { KeySpillFile } from './KeySpillFile.js';
 import { openPetFileDb } from './openPetFileDb.js';
 import { PetFile } from './PetFile.js';
 
@@ -103,16 +104,25 @@ export const openJsonFileStorageOn = async (
   // lookup runs meanwhile, since commits run one at a time. An edit read from disk replaces both.
   let index: PetIndex;
   const arrivals = createArrivals();
-  let keys: IdempotencyKeys;
+  let keys: IdempotencyKeys | undefined;
+  // Full chunks of keys keep their texts and digests here, not in memory (see KeySpillFile).
+  const spill = KeySpillFile.open(realFile);
   // Expired keys leave the queue here and the file at its next write.
   const sweep = new KeySweep(
-    (now, atMost) => keys.sweep(now, atMost),
+    (now, atMost) => keys!.sweep(now, atMost),
     keySweep,
-    () => keys.size === 0,
+    () => keys!.size === 0,
   );
   const rebuild = () => {
     index = new PetIndex(petFile.pets);
+    const replaced = keys;
     keys = petFile.idempotencyKeys;
+    if (replaced && replaced !== keys) {
+      // A write under way may still read the old queue: it holds its keys again, and the spill starts afresh.
+      replaced.unspill();
+      spill?.releaseAll();
+    }
+    if (spill) keys.spillTo(spill);
     if (keys.size > 0) sweep.start();
   };
   const petFile = new PetFile(await openPetFileDb(realFile, file, fs, journalMinBytes), {
@@ -149,7 +159,7 @@ export const openJsonFileStorageOn = async (
       plan = batch.map((entry, position): Step => {
         const { key } = entry;
         if (key) {
-          const stored = keys.find(key);
+          const stored = keys!.find(key);
           const pet = stored && index.get(stored.petId);
           // A key whose animal was removed from the file by hand stands for nothing.
           if (stored && pet) return { replay: { pet, stored, replayed: true } };
@@ -211,7 +221,11 @@ export const openJsonFileStorageOn = async (
       sweep.stop();
       closing ??= (async () => {
         await writes.drain();
-        await petFile.close();
+        try {
+          await petFile.close();
+        } finally {
+          spill?.close();
+        }
       })();
       return closing;
     },

@@ -95,4 +95,79 @@ describe('the real server killed with SIGKILL in a flood of keyed creates', () =
     expect(new Set(document.idempotencyKeys.map((stored: { key: string }) => stored.key))).toEqual(new Set(sent));
     expect(fs.existsSync(`${file}.journal`)).toBe(false);
   });
+
+  it('Should answer retries of keys whose texts left memory, while it runs and after a kill -9 in a flood of them', {
+    timeout: 120_000,
+  }, async () => {
+    const file = tempDataFile();
+    const server = await startServer(file);
+    const acknowledged = new Map<string, { id: number; name: string }>();
+    const order: string[] = [];
+    let stopped = false;
+    const client = async (number: number) => {
+      for (let count = 0; !stopped; count++) {
+        const key = crypto.randomUUID();
+        try {
+          const response = await create(server.url, key, `Spilled ${number} ${count}`);
+          if (response.status === 201) {
+            acknowledged.set(key, await response.json());
+            order.push(key);
+          }
+        } catch {
+          return;
+        }
+      }
+    };
+    // Past three chunks of 4,096 keys: the oldest keys' texts, digests and animals are on disk only.
+    const clients = Promise.all(Array.from({ length: 8 }, (_, number) => client(number)));
+    while (acknowledged.size < 13_000) await new Promise((resolve) => setTimeout(resolve, 20));
+    const retryAll = async (url: string, keys: string[]) => {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          while (next < keys.length) {
+            const key = keys[next++]!;
+            // The same key with another payload: its stored digest, read back from disk, tells them apart.
+            const retry = await create(url, key, 'another name, the same key');
+            expect(retry.status).toBe(422);
+            expect(await retry.json()).toMatchObject({ code: 'idempotency_key_reused' });
+          }
+        }),
+      );
+    };
+    const replay = async (url: string, key: string) => {
+      const first = acknowledged.get(key)!;
+      const retry = await create(url, key, first.name);
+      expect(retry.status).toBe(201);
+      expect(retry.headers.get('idempotent-replayed')).toBe('true');
+      expect(await retry.json()).toEqual(first);
+    };
+    for (const key of order.slice(0, 50)) await replay(server.url, key);
+    // They are in a file of its own beside the data file, removed from the folder, held open: at least two chunks' worth
+    // (a whole write's temp file, or the disk's probe, may be open and removed beside it).
+    const spilled = fs
+      .readdirSync(`/proc/${server.child.pid}/fd`)
+      .map((fd) => ({ target: fs.readlinkSync(`/proc/${server.child.pid}/fd/${fd}`), fd }))
+      .filter(({ target }) => target.startsWith(`${file}.`) && target.endsWith('.tmp (deleted)'));
+    const sizes = spilled.map(({ fd }) => fs.statSync(`/proc/${server.child.pid}/fd/${fd}`).size);
+    expect(Math.max(...sizes)).toBeGreaterThanOrEqual(2 * 4096 * 28);
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * 50));
+    server.child.kill('SIGKILL');
+    await server.exited;
+    stopped = true;
+    await clients;
+    const stored = readDataFile(file).pets.length;
+
+    const restarted = await startServer(file);
+    const keys = [...acknowledged.keys()];
+    for (const key of [...keys.slice(0, 20), ...keys.slice(-20)]) await replay(restarted.url, key);
+    await retryAll(restarted.url, keys);
+    restarted.child.kill('SIGTERM');
+    expect((await restarted.exited).code).toBe(0);
+    // No retry stored an animal: every one replayed or was refused.
+    const document = JSON.parse(fs.readFileSync(file, 'utf8'));
+    expect(document.pets).toHaveLength(stored);
+    const byId = new Map(document.pets.map((pet: { id: number }) => [pet.id, pet]));
+    for (const key of keys) expect(byId.get(acknowledged.get(key)!.id)).toEqual(acknowledged.get(key));
+  });
 });
