@@ -105,8 +105,9 @@ export const openJsonFileStorageOn = async (
   let index: PetIndex;
   const arrivals = createArrivals();
   let keys: IdempotencyKeys | undefined;
-  // Full chunks of keys keep their texts and digests here, not in memory (see KeySpillFile).
-  const spill = KeySpillFile.open(realFile);
+  // Full chunks of keys keep their texts, digests and animals there, not in memory (see
+  // KeySpillFile): made once the file is open, so a start that fails leaves nothing open.
+  let spill: KeySpillFile | undefined;
   // Expired keys leave the queue here and the file at its next write.
   const sweep = new KeySweep(
     (now, atMost) => keys!.sweep(now, atMost),
@@ -140,6 +141,7 @@ export const openJsonFileStorageOn = async (
     // Called as a method, so a logger whose warn uses `this` (pino's, winston's) works.
     warn: (message) => (log.warn ? log.warn(message) : console.warn(message)),
   });
+  spill = KeySpillFile.open(realFile);
   rebuild();
   const stopPreparing = petFile.prepareWrites();
   const stopWatching = petFile.watch();

@@ -44,7 +44,38 @@ describe('KeySpillFile', () => {
   });
 });
 
+/**
+ * The files this process holds open beside `file` under a temp file's name, but the data
+ * file itself (made under a temp name, then linked into place, so its first descriptor
+ * still shows that name).
+ */
+const spillsBeside = (file: string) => {
+  const dataFile = fs.existsSync(file) ? fs.statSync(file).ino : -1;
+  return fs.readdirSync('/proc/self/fd').flatMap((fd) => {
+    try {
+      const target = fs.readlinkSync(`/proc/self/fd/${fd}`);
+      const isSpill = target.startsWith(`${file}.`) && target.includes('.tmp') && fs.statSync(`/proc/self/fd/${fd}`).ino !== dataFile;
+      return isSpill ? [target] : [];
+    } catch {
+      return [];
+    }
+  });
+};
+
 describe('A JSON data file spilling its keys', () => {
+  it('Should hold its spill open while it runs, and nothing once closed or after a start that fails', async () => {
+    const file = tempDataFile();
+    const storage = await openJsonFileStorage({ file });
+    expect(spillsBeside(file)).toEqual([expect.stringMatching(/\.tmp \(deleted\)$/)]);
+    await storage.close();
+    expect(spillsBeside(file)).toEqual([]);
+
+    const damaged = tempDataFile();
+    fs.writeFileSync(damaged, 'not JSON');
+    await expect(openJsonFileStorage({ file: damaged })).rejects.toThrow(/cannot be used/);
+    expect(spillsBeside(damaged)).toEqual([]);
+  });
+
   it("Should answer a retry of any key with its first animal after the keys' chunks went out of memory, before and after a restart", async () => {
     const file = tempDataFile();
     let storage = await openJsonFileStorage({ file });
