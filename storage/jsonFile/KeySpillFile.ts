@@ -53,7 +53,7 @@ export class KeySpillFile implements KeySpill {
 
   write(bytes: Uint8Array): number | undefined {
     try {
-      writeAll(this.#fd, bytes, this.#end - this.#start);
+      writeBytesAt(this.#fd, bytes, this.#end - this.#start);
     } catch {
       // Whatever the partial write left past `#end` is written over by the next one.
       return undefined;
@@ -68,7 +68,7 @@ export class KeySpillFile implements KeySpill {
     // A key's text or digest is read into the scratch; a chunk's bytes (taken back whole, rarely) into a buffer of their own.
     const into = length <= this.#scratch.length ? this.#scratch.subarray(0, length) : Buffer.allocUnsafe(length);
     try {
-      readAll(this.#fd, into, at - this.#start);
+      readBytesAt(this.#fd, into, at - this.#start);
     } catch (error) {
       throw new AnimalStoreError(
         'storage_unavailable',
@@ -110,8 +110,8 @@ export class KeySpillFile implements KeySpill {
     try {
       for (let from = this.#live; from < this.#end; from += buffer.length) {
         const length = Math.min(buffer.length, this.#end - from);
-        readAll(this.#fd, buffer.subarray(0, length), from - this.#start);
-        writeAll(opened.fd, buffer.subarray(0, length), from - this.#live);
+        readBytesAt(this.#fd, buffer.subarray(0, length), from - this.#start);
+        writeBytesAt(opened.fd, buffer.subarray(0, length), from - this.#live);
       }
     } catch {
       fs.closeSync(opened.fd);
@@ -142,8 +142,8 @@ const openRemoved = (dataFile: string): { fd: number; path: string | undefined }
   }
 };
 
-/** Fills `into` with the bytes from `position` on. */
-const readAll = (fd: number, into: Uint8Array, position: number): void => {
+/** Fills `into` with the bytes from `position` on, synchronously. */
+const readBytesAt = (fd: number, into: Uint8Array, position: number): void => {
   for (let done = 0; done < into.length; ) {
     const read = fs.readSync(fd, into, done, into.length - done, position + done);
     if (read === 0) throw new Error('the file ended early');
@@ -151,8 +151,12 @@ const readAll = (fd: number, into: Uint8Array, position: number): void => {
   }
 };
 
-/** Writes all of `bytes` at `position`. */
-const writeAll = (fd: number, bytes: Uint8Array, position: number): void => {
-  let done = 0;
-  while (done < bytes.length) done += fs.writeSync(fd, bytes, done, bytes.length - done, position + done);
+/** Writes all of `bytes` at `position`, synchronously (the async kin, for whole writes, are in durableFile/fileBytes.ts). */
+const writeBytesAt = (fd: number, bytes: Uint8Array, position: number): void => {
+  for (let done = 0; done < bytes.length; ) {
+    const written = fs.writeSync(fd, bytes, done, bytes.length - done, position + done);
+    // A full tmpfs may count a short write without an error: stop rather than try forever.
+    if (written === 0) throw new Error(`wrote ${done} of ${bytes.length} bytes`);
+    done += written;
+  }
 };
