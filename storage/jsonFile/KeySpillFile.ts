@@ -1,4 +1,4 @@
-/** @module The scratch file a data file's older Idempotency-Keys keep their texts and digests in, out of memory. */
+/** @module The scratch file a data file's older Idempotency-Keys keep their texts, digests and animals in, out of memory. */
 import fs from 'node:fs';
 import { AnimalStoreError } from '../../core/AnimalStoreError.js';
 import { NEW_FILE_MODE, tempPath } from '../durableFile/index.js';
