@@ -50,6 +50,9 @@ export const hashKey = (seed: number, scope: number, key: string): number => {
   return finish(hash ^ key.length);
 };
 
+/** The bytes an animal's id takes in a chunk's column. */
+const PET_ID_BYTES = Uint32Array.BYTES_PER_ELEMENT;
+
 /** The 32-bit number at the start of `bytes`, in this machine's byte order (as a Uint32Array's bytes were written). */
 const readUint32 = (bytes: Uint8Array): number => new Uint32Array(bytes.slice(0, 4).buffer)[0]!;
 
@@ -92,10 +95,13 @@ export class KeyChunk {
   lifetime: number;
   /** Each key's fingerprint as the service makes it, 8 bytes (see `packDigest`), unless `#fingerprints` keeps its text; empty once spilled. */
   #digests: Uint8Array;
-  /** Where the texts', digests' and animals' bytes lie in `#spill` once spilled (see `spill`), in that order. */
+  /**
+   * Where the chunk's bytes lie in `#spill` once spilled (see `spill`): its texts from
+   * `#spilledAt`, then its digests from `#spilledDigestsAt`, a whole chunk's, then its
+   * animals' ids, a whole chunk's; the rest of the layout is derived from these two.
+   */
   #spilledAt = -1;
-  #spilledTexts = 0;
-  #spilledLength = 0;
+  #spilledDigestsAt = -1;
   #spill: KeySpill | undefined;
   /** The keys' texts. */
   readonly #texts: TextColumn;
@@ -179,13 +185,13 @@ export class KeyChunk {
   readFingerprint(index: number): string {
     const texts = this.#fingerprints;
     if (texts?.keeps(index)) return texts.read(index);
-    if (this.#spill) return unpackDigest(this.#spill.read(this.#spilledAt + this.#spilledTexts + index * DIGEST_BYTES, DIGEST_BYTES), 0);
+    if (this.#spill) return unpackDigest(this.#spill.read(this.#spilledDigestsAt + index * DIGEST_BYTES, DIGEST_BYTES), 0);
     return unpackDigest(this.#digests, index * DIGEST_BYTES);
   }
 
   /** The animal of the key at `index` (`ELSEWHERE_NUMBER` for one kept elsewhere). */
   petIdAt(index: number): number {
-    if (this.#spill) return readUint32(this.#spill.read(this.#spilledAt + this.#spilledTexts + CHUNK_KEYS * DIGEST_BYTES + index * 4, 4));
+    if (this.#spill) return readUint32(this.#spill.read(this.#spilledPetIdsAt + index * PET_ID_BYTES, PET_ID_BYTES));
     return this.#petIds[index]!;
   }
 
@@ -201,7 +207,12 @@ export class KeyChunk {
 
   /** Where the chunk's bytes end in its spill (a chunk spilled). */
   get spilledEnd(): number {
-    return this.#spilledAt + this.#spilledLength;
+    return this.#spilledPetIdsAt + CHUNK_KEYS * PET_ID_BYTES;
+  }
+
+  /** Where the animals' ids start in the spill: after the digests (a chunk spilled). */
+  get #spilledPetIdsAt(): number {
+    return this.#spilledDigestsAt + CHUNK_KEYS * DIGEST_BYTES;
   }
 
   /**
@@ -221,8 +232,7 @@ export class KeyChunk {
     if (at === undefined) return false;
     this.#spill = spill;
     this.#spilledAt = at;
-    this.#spilledTexts = texts.length;
-    this.#spilledLength = bytes.length;
+    this.#spilledDigestsAt = at + texts.length;
     this.#texts.spill((offset, length) => spill.read(at + offset, length));
     this.#digests = new Uint8Array(0);
     this.#petIds = new Uint32Array(0);
@@ -233,12 +243,13 @@ export class KeyChunk {
   unspill(): void {
     const spill = this.#spill;
     if (spill === undefined) return;
-    const bytes = spill.read(this.#spilledAt, this.#spilledLength).slice();
-    const digestsEnd = this.#spilledTexts + CHUNK_KEYS * DIGEST_BYTES;
-    this.#texts.unspill(bytes.subarray(0, this.#spilledTexts));
-    this.#digests = bytes.subarray(this.#spilledTexts, digestsEnd);
+    const bytes = spill.read(this.#spilledAt, this.spilledEnd - this.#spilledAt).slice();
+    const digestsAt = this.#spilledDigestsAt - this.#spilledAt;
+    const petIdsAt = this.#spilledPetIdsAt - this.#spilledAt;
+    this.#texts.unspill(bytes.subarray(0, digestsAt));
+    this.#digests = bytes.subarray(digestsAt, petIdsAt);
     // Copied out: a Uint32Array's bytes must start at a multiple of 4, which the texts' length need not be.
-    this.#petIds = new Uint32Array(bytes.slice(digestsEnd).buffer);
+    this.#petIds = new Uint32Array(bytes.slice(petIdsAt).buffer);
     this.#spill = undefined;
   }
 
