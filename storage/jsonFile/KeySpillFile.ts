@@ -28,9 +28,8 @@ const MOVE_BYTES = 1024 * 1024;
  */
 export class KeySpillFile implements KeySpill {
   readonly #dataFile: string;
-  #fd: number;
-  /** The file's name while it could not be removed (removed at `close`). */
-  #path: string | undefined;
+  /** The file, and its name while it could not be removed (removed at `close`). */
+  #file: OpenedFile;
   /** The place of the file's first byte. */
   #start = 0;
   /** The place after the last byte written. */
@@ -39,21 +38,20 @@ export class KeySpillFile implements KeySpill {
   #live = 0;
   readonly #scratch = Buffer.alloc(4096);
 
-  private constructor(dataFile: string, fd: number, path: string | undefined) {
+  private constructor(dataFile: string, file: OpenedFile) {
     this.#dataFile = dataFile;
-    this.#fd = fd;
-    this.#path = path;
+    this.#file = file;
   }
 
   /** A new spill file beside `dataFile`, or `undefined` when none can be made (the keys then stay in memory). */
   static open(dataFile: string): KeySpillFile | undefined {
     const opened = openRemoved(dataFile);
-    return opened && new KeySpillFile(dataFile, opened.fd, opened.path);
+    return opened && new KeySpillFile(dataFile, opened);
   }
 
   write(bytes: Uint8Array): number | undefined {
     try {
-      writeBytesAt(this.#fd, bytes, this.#end - this.#start);
+      writeBytesAt(this.#file.fd, bytes, this.#end - this.#start);
     } catch {
       // Whatever the partial write left past `#end` is written over by the next one.
       return undefined;
@@ -68,7 +66,7 @@ export class KeySpillFile implements KeySpill {
     // A key's text or digest is read into the scratch; a chunk's bytes (taken back whole, rarely) into a buffer of their own.
     const into = length <= this.#scratch.length ? this.#scratch.subarray(0, length) : Buffer.allocUnsafe(length);
     try {
-      readBytesAt(this.#fd, into, at - this.#start);
+      readBytesAt(this.#file.fd, into, at - this.#start);
     } catch (error) {
       throw new AnimalStoreError(
         'storage_unavailable',
@@ -97,8 +95,7 @@ export class KeySpillFile implements KeySpill {
 
   /** Closes the file, which the kernel then drops. */
   close(): void {
-    fs.closeSync(this.#fd);
-    if (this.#path) fs.rmSync(this.#path, { force: true });
+    closeRemoved(this.#file);
   }
 
   /** Copies the live bytes into a new file and drops the old one; on any failure, keeps the old one as it was. */
@@ -110,23 +107,27 @@ export class KeySpillFile implements KeySpill {
     try {
       for (let from = this.#live; from < this.#end; from += buffer.length) {
         const length = Math.min(buffer.length, this.#end - from);
-        readBytesAt(this.#fd, buffer.subarray(0, length), from - this.#start);
+        readBytesAt(this.#file.fd, buffer.subarray(0, length), from - this.#start);
         writeBytesAt(opened.fd, buffer.subarray(0, length), from - this.#live);
       }
     } catch {
-      fs.closeSync(opened.fd);
-      if (opened.path) fs.rmSync(opened.path, { force: true });
+      closeRemoved(opened);
       return;
     }
-    this.close();
-    this.#fd = opened.fd;
-    this.#path = opened.path;
+    closeRemoved(this.#file);
+    this.#file = opened;
     this.#start = this.#live;
   }
 }
 
+/** An open spill file, and its name where the system could not remove it while open. */
+interface OpenedFile {
+  fd: number;
+  path: string | undefined;
+}
+
 /** A new file beside `dataFile`, removed at once where the system allows it (`path` is then undefined), or `undefined`. */
-const openRemoved = (dataFile: string): { fd: number; path: string | undefined } | undefined => {
+const openRemoved = (dataFile: string): OpenedFile | undefined => {
   const path = tempPath(dataFile);
   let fd: number;
   try {
@@ -140,6 +141,12 @@ const openRemoved = (dataFile: string): { fd: number; path: string | undefined }
   } catch {
     return { fd, path };
   }
+};
+
+/** Closes a file `openRemoved` made, and removes it if it is still there. */
+const closeRemoved = ({ fd, path }: OpenedFile): void => {
+  fs.closeSync(fd);
+  if (path) fs.rmSync(path, { force: true });
 };
 
 /** Fills `into` with the bytes from `position` on, synchronously. */
