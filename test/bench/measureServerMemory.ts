@@ -9,21 +9,22 @@
  * them, or a counter's (`k-<pid>-<n>`, a chunk's texts then differ in length). Run after
  * `npm run build`: `npx tsx test/bench/measureServerMemory.ts [creates]`.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { BUILT_CLI, ensureBuilt } from '../support/builtCli.js';
+import { killLeftoverProcessesOnExit, type NodeProcess, spawnNode } from '../support/nodeProcess.js';
+import { waitForListening } from '../support/startCli.js';
 import { seedWriteCostFile } from './seedWriteCostFile.js';
 
 const creates = Number(process.argv[2] ?? 200_000);
 const WARM_UP = 20_000;
 const CONNECTIONS = 50;
 const KEY = 'memory-bench-key-0123456789';
-const root = path.resolve(import.meta.dirname, '../..');
-const bin = path.join(root, 'dist/bin/animal-store.js');
-if (!fs.existsSync(bin)) throw new Error(`Run npm run build first: ${bin} is missing.`);
+killLeftoverProcessesOnExit();
+ensureBuilt();
 const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'animal-store-server-memory-'));
 const seeded = path.join(folder, 'seeded.json');
 seedWriteCostFile(seeded, 1_000, 0);
@@ -31,37 +32,38 @@ seedWriteCostFile(seeded, 1_000, 0);
 type Kind = 'plain' | 'uuid' | 'counter';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The memory lines the server prints on SIGUSR2 (see reportMemoryOnSignal.ts), as they come. */
-const memoryOf = (child: ChildProcess): NodeJS.MemoryUsage[] => {
-  const lines: NodeJS.MemoryUsage[] = [];
-  child.stderr!.setEncoding('utf8').on('data', (text: string) => {
-    for (const line of text.split('\n')) if (line.startsWith('memory ')) lines.push(JSON.parse(line.slice(7)));
-  });
-  return lines;
+/** The server's memory after a full collection: the line it prints on SIGUSR2 (see reportMemoryOnSignal.ts). */
+const liveMemory = async (server: NodeProcess): Promise<NodeJS.MemoryUsage> => {
+  const seen = server.stderr().length;
+  server.child.kill('SIGUSR2');
+  for (;;) {
+    const line = /memory (\{.*\})/.exec(server.stderr().slice(seen));
+    if (line) return JSON.parse(line[1]!) as NodeJS.MemoryUsage;
+    await sleep(20);
+  }
 };
 
 const measure = async (kind: Kind) => {
   const file = path.join(folder, `${kind}-${Date.now()}.json`);
   fs.copyFileSync(seeded, file);
-  const port = 18_000 + Math.floor(Math.random() * 1_000);
-  const child = spawn(
-    process.execPath,
+  const server = spawnNode(
     [
       '--expose-gc',
       '--import',
       'tsx',
       '--import',
       './test/bench/reportMemoryOnSignal.ts',
-      bin,
+      BUILT_CLI,
+      'serve',
+      '--port',
+      '0',
       '--data',
       file,
-      '--port',
-      String(port),
       '--quiet',
     ],
-    { cwd: root, env: { ...process.env, ANIMAL_STORE_API_KEYS: KEY }, stdio: ['ignore', 'ignore', 'pipe'] },
+    { ANIMAL_STORE_API_KEYS: KEY },
   );
-  const memory = memoryOf(child);
+  const { port } = new URL(await waitForListening(server));
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   let counter = 0;
   const createOne = () =>
@@ -84,30 +86,19 @@ const measure = async (kind: Kind) => {
       }),
     );
   };
-  const collected = async (count: number) => {
+  const collected = async () => {
     await sleep(6_000);
-    child.kill('SIGUSR2');
-    while (memory.length < count) await sleep(50);
+    return liveMemory(server);
   };
-  for (let tries = 0; ; tries++) {
-    try {
-      await run(1);
-      break;
-    } catch (error) {
-      if (tries > 200) throw error;
-      await sleep(100);
-    }
-  }
   await run(WARM_UP);
-  await collected(1);
+  const before = await collected();
   const started = performance.now();
   await run(creates);
   const seconds = (performance.now() - started) / 1000;
-  await collected(2);
+  const after = await collected();
   agent.destroy();
-  child.kill('SIGINT');
-  await new Promise((resolve) => child.on('exit', resolve));
-  const [before, after] = memory as [NodeJS.MemoryUsage, NodeJS.MemoryUsage];
+  server.child.kill('SIGINT');
+  await server.exited;
   const held = (after.heapUsed - before.heapUsed + after.arrayBuffers - before.arrayBuffers) / creates;
   return { kind, held, perSecond: creates / seconds };
 };
