@@ -17,4 +17,10 @@ export {
   type ServeOptions,
   serve,
 } from './node/serve.js';
-export { LEASE_LOW_WATER, type Replicator, type ReplicatorOptions, startReplicator } from './sync/startReplicator.js';
+export {
+  LEASE_LOW_WATER,
+  LEASE_WAIT_MILLISECONDS,
+  type Replicator,
+  type ReplicatorOptions,
+  startReplicator,
+} from './sync/startReplicator.js';

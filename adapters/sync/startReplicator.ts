@@ -6,7 +6,7 @@ import { createSyncClient, type SyncClient, SyncHubError } from '../../core/sync
 import type { SyncStorage } from '../../core/sync/SyncStorage.js';
 import { idsIn, idsLeft } from '../../storage/sync/syncState.js';
 import { createLeasePolicy, LEASE_LOW_WATER } from './createLeasePolicy.js';
-import { explainRefusedCreates } from './explainRefusedCreates.js';
+import { retryCreatesWhenLeased } from './retryCreatesWhenLeased.js';
 
 export { LEASE_LOW_WATER };
 
@@ -42,8 +42,10 @@ export interface Replicator {
   /** Stops the rounds; resolves once the round in flight (if any) ended. */
   stop(): Promise<void>;
   /**
-   * The kiosk's storage as a service should be given it: the same storage, but a create
-   * refused for want of leased ids says why when the hub refuses the kiosk's sync key.
+   * The kiosk's storage as a service should be given it: the same storage, but a create that
+   * finds no leased id left asks for a round at once and waits up to
+   * `LEASE_WAIT_MILLISECONDS` for its lease before it is refused, and a refused one says why
+   * when the hub refuses the kiosk's sync key.
    */
   readonly storage: PetStorage;
 }
@@ -61,6 +63,12 @@ const PUSH_BYTES = 60_000;
 const PULL_BATCH = 1000;
 /** How long after a local create its push starts: creates that come together go up together. */
 const PUSH_DELAY_MILLISECONDS = 50;
+/**
+ * How long a create that finds no leased id left waits for a round's lease before it is
+ * refused (503): time for a lease from a reachable hub, short enough that a client told to
+ * retry is not kept waiting long when the hub cannot be reached.
+ */
+export const LEASE_WAIT_MILLISECONDS = 2000;
 /** The default wait of a live pull, in seconds: under the 30 s idle timeout of most proxies. */
 export const LIVE_PULL_WAIT_SECONDS = 25;
 
@@ -111,6 +119,13 @@ export const startReplicator = async (options: ReplicatorOptions): Promise<Repli
   let again = false;
   const live = new AbortController();
 
+  // Creates that found no leased id left: woken when a block is kept, or when the rounds
+  // end without one (see waitForLease).
+  const leaseWaiters = new Set<() => void>();
+  const wakeLeaseWaiters = () => {
+    for (const wake of leaseWaiters) wake();
+  };
+
   const leasePolicy = createLeasePolicy(now);
   /** Leases up to two blocks, while the policy asks for more ids than are left. */
   const leaseAhead = async () => {
@@ -121,6 +136,7 @@ export const startReplicator = async (options: ReplicatorOptions): Promise<Repli
       const block = await client.lease();
       await sync.addBlock(block);
       leasePolicy.leased(idsIn(block));
+      wakeLeaseWaiters();
     }
   };
 
@@ -207,6 +223,8 @@ export const startReplicator = async (options: ReplicatorOptions): Promise<Repli
       } while (again && !stopped);
     })().finally(() => {
       round = undefined;
+      // No block came of the rounds (the hub out of reach, or refusing): waiting creates are refused now.
+      wakeLeaseWaiters();
     });
     return round;
   };
@@ -215,6 +233,26 @@ export const startReplicator = async (options: ReplicatorOptions): Promise<Repli
     if (round === undefined) return syncNow();
     again = true;
     return round;
+  };
+
+  /**
+   * Resolves once a round kept a block, or the rounds ended without one, or after
+   * `LEASE_WAIT_MILLISECONDS`; asks for a round that starts after now, since the one running
+   * may have passed its lease step.
+   */
+  const waitForLease = (): Promise<void> => {
+    if (stopped) return Promise.resolve();
+    const leased = new Promise<void>((resolve) => {
+      const timer = setTimeout(wake, LEASE_WAIT_MILLISECONDS);
+      function wake() {
+        clearTimeout(timer);
+        leaseWaiters.delete(wake);
+        resolve();
+      }
+      leaseWaiters.add(wake);
+    });
+    void roundAfterNow();
+    return leased;
   };
 
   // A local create goes up within a moment, not at the next round.
@@ -281,13 +319,14 @@ export const startReplicator = async (options: ReplicatorOptions): Promise<Repli
       };
     },
     syncNow,
-    storage: explainRefusedCreates(storage, () => refusedKey),
+    storage: retryCreatesWhenLeased(storage, { waitForLease, reason: () => refusedKey }),
     async stop() {
       stopped = true;
       clearTimeout(timer);
       clearTimeout(pushSoon);
       stopListening?.();
       live.abort();
+      wakeLeaseWaiters();
       await round;
       await living;
     },

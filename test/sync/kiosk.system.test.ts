@@ -87,6 +87,30 @@ describe('a kiosk', () => {
     await proxy.close();
   });
 
+  it('Should acknowledge a keyed create sent the moment it listens, once its first lease is kept, and replay it on a retry', async () => {
+    const folder = tempFolder();
+    const hub = await startCli(['serve', path.join(folder, 'hub.json'), '--port', '0', '--api-key', HUB_KEY, '--quiet']);
+    // Fresh kiosks, each asked before its first round could lease (most were refused with a 503 before creates waited for the lease).
+    for (const name of ['first', 'second', 'third']) {
+      const kiosk = runCli(kioskArgs(path.join(folder, `${name}.json`), hub.url));
+      const kioskUrl = (await waitForOutput(kiosk, /listening on (http:\/\/[^\s"]+)/))[1]!;
+      const send = () =>
+        fetch(`${kioskUrl}/pets`, {
+          method: 'POST',
+          headers: { ...authorized, 'content-type': 'application/json', 'idempotency-key': `"${name}"` },
+          body: JSON.stringify({ name, categoryId: 1 }),
+        });
+      const created = await send();
+      expect(created.status).toBe(201);
+      const pet = await created.json();
+      const retried = await send();
+      expect(retried.headers.get('idempotent-replayed')).toBe('true');
+      expect(await retried.json()).toEqual(pet);
+      kiosk.child.kill();
+      await kiosk.exited;
+    }
+  });
+
   it('Should refuse to start on a data file holding animals made without sync, naming animal-store copy', async () => {
     const folder = tempFolder();
     const file = path.join(folder, 'island.json');

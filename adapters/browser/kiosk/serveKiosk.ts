@@ -64,7 +64,13 @@ export const serveKiosk = (scope: WorkerScope, hubBase: string): void => {
     if (key === undefined) return undefined;
     const storage = await openIndexedDbStorage({ name: DATABASE });
     const replicator = await startReplicator({ storage, hub: `${origin}${hubBase}`, key, intervalSeconds: SYNC_SECONDS });
-    const service = createPetService({ storage, keys: [key], basePath: KIOSK_API_BASE, sync: { status: replicator.status } });
+    // The replicator's storage: a create finding no leased id waits for the lease, and says why when refused.
+    const service = createPetService({
+      storage: replicator.storage,
+      keys: [key],
+      basePath: KIOSK_API_BASE,
+      sync: { status: replicator.status },
+    });
     return { key, storage, service, replicator, nudged: performance.now() };
   };
   const running = () => {

@@ -12,10 +12,12 @@ const rex = { name: 'Rex', categoryId: 1, status: 'available' } as const;
 const makeHub = (keys = [HUB_KEY]) => {
   const storage = createMemoryStorage();
   const service = createPetService({ storage, keys, logger: { warn() {}, error() {} } });
-  const link = { up: true, calls: 0 };
+  /** `leasesHeld`, while set: leases wait for it, as a slow hub's answer does. */
+  const link: { up: boolean; calls: number; leasesHeld?: Promise<void> } = { up: true, calls: 0 };
   const fetchHub = (async (input: RequestInfo | URL, init?: RequestInit) => {
     link.calls++;
     if (!link.up) throw new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } });
+    if (link.leasesHeld && String(input).endsWith('/sync/leases')) await link.leasesHeld;
     return service(new Request(input, init));
   }) as typeof fetch;
   return { storage, link, fetchHub };
@@ -51,6 +53,45 @@ describe('the replicator', () => {
     expect(await hub.storage.list({ after: 0, limit: 10 })).toEqual([atHub, local]);
     expect(await storage.list({ after: 0, limit: 10 })).toEqual([local, atHub]);
     expect(await replicator.status()).toMatchObject({ reachable: true, waiting: 0, idsLeft: 999, problem: null });
+    await replicator.stop();
+  });
+
+  it('Should answer a create that comes before the first lease once the lease is kept, keyed or not, instead of refusing it', async () => {
+    const hub = makeHub();
+    let answerLeases = () => {};
+    hub.link.leasesHeld = new Promise((resolve) => {
+      answerLeases = resolve;
+    });
+    const replicator = await startReplicator({
+      storage: createMemoryStorage(),
+      hub: 'http://hub.test/v1',
+      key: HUB_KEY,
+      intervalSeconds: 3600,
+      client: createSyncClient({ hub: 'http://hub.test/v1', key: HUB_KEY, fetch: hub.fetchHub }),
+    });
+    const key = { scope: 'caller', key: 'first-create', fingerprint: 'f', createdAt: Date.now(), expiresAt: Date.now() + 60_000 };
+    const created = Promise.all([replicator.storage.create(rex), replicator.storage.createIdempotent(rex, key)]);
+    // Both are waiting for the lease the first round asked for.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await replicator.status()).toMatchObject({ idsLeft: 0 });
+    answerLeases();
+    const [plain, keyed] = await created;
+    expect([plain.id, keyed.pet.id]).toEqual([1, 2]);
+    expect(keyed.replayed).toBe(false);
+    expect(await replicator.storage.createIdempotent(rex, key)).toMatchObject({ pet: keyed.pet, replayed: true });
+    await replicator.stop();
+  });
+
+  it('Should refuse a create with no ids left once a round failed to reach the hub, having asked it', async () => {
+    const hub = makeHub();
+    hub.link.up = false;
+    const { replicator } = await startKiosk(hub);
+    const callsBefore = hub.link.calls;
+    const refused = await replicator.storage.create(rex).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'storage_unavailable', message: expect.stringMatching(/has not reached its hub/) });
+    expect(hub.link.calls).toBeGreaterThan(callsBefore);
+    hub.link.up = true;
+    expect((await replicator.storage.create(rex)).id).toBe(1);
     await replicator.stop();
   });
 
