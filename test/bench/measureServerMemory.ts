@@ -7,7 +7,9 @@
  * plain server makes more creates while the animals' columns double at the same counts,
  * which charges a keyed create more of the doubling. Keys are UUIDs, as our client sends
  * them, or a counter's (`k-<pid>-<n>`, a chunk's texts then differ in length). Run after
- * `npm run build`: `npx tsx test/bench/measureServerMemory.ts [creates]`.
+ * `npm run build`: `npx tsx test/bench/measureServerMemory.ts [creates]`. The resident set's
+ * growth (RSS, after the same collections) is printed beside: it moves in the allocator's
+ * and the heap's steps, so it is a rougher figure than the heap's.
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -64,9 +66,8 @@ const measure = async (kind: Kind) => {
     { ANIMAL_STORE_API_KEYS: KEY },
   );
   const { port } = new URL(await waitForListening(server));
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   let counter = 0;
-  const createOne = () =>
+  const createOne = (agent: http.Agent) =>
     new Promise<void>((resolve, reject) => {
       const headers: Record<string, string> = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
       if (kind === 'uuid') headers['idempotency-key'] = `"${randomUUID()}"`;
@@ -78,13 +79,17 @@ const measure = async (kind: Kind) => {
       request.on('error', reject);
       request.end('{"name":"Rex","categoryId":7}');
     });
+  // Connections of its own for each run: the server closes idle ones after 5 s, and the
+  // 6 s pause between runs would leave the next run a connection being closed under it.
   const run = async (count: number) => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
     let left = count;
     await Promise.all(
       Array.from({ length: CONNECTIONS }, async () => {
-        while (left-- > 0) await createOne();
+        while (left-- > 0) await createOne(agent);
       }),
     );
+    agent.destroy();
   };
   const collected = async () => {
     await sleep(6_000);
@@ -96,19 +101,19 @@ const measure = async (kind: Kind) => {
   await run(creates);
   const seconds = (performance.now() - started) / 1000;
   const after = await collected();
-  agent.destroy();
   server.child.kill('SIGINT');
   await server.exited;
   const held = (after.heapUsed - before.heapUsed + after.arrayBuffers - before.arrayBuffers) / creates;
-  return { kind, held, perSecond: creates / seconds };
+  return { kind, held, rss: (after.rss - before.rss) / creates, perSecond: creates / seconds };
 };
 
 const results = [];
 for (const kind of ['plain', 'uuid', 'counter'] as const) results.push(await measure(kind));
 const plain = results[0]!.held;
-for (const { kind, held, perSecond } of results) {
+for (const { kind, held, rss, perSecond } of results) {
   console.log(
-    `${kind}: ${held.toFixed(1)} B a create (heap and typed arrays), ${(held / plain).toFixed(2)}x plain, ${perSecond.toFixed(0)} creates/s`,
+    `${kind}: ${held.toFixed(1)} B a create (heap and typed arrays), ${(held / plain).toFixed(2)}x plain; ` +
+      `resident ${rss.toFixed(0)} B a create; ${perSecond.toFixed(0)} creates/s`,
   );
 }
 fs.rmSync(folder, { recursive: true, force: true });
