@@ -6,8 +6,9 @@ import { NO_IDS } from '../../storage/sync/syncState.js';
 /** What the wrapped storage asks of the replicator when a create finds no leased id left. */
 export interface LeaseWait {
   /**
-   * Asks for a round at once and resolves when it kept a block, when rounds stopped without
-   * one (the hub out of reach, or refusing), or after a bound: whichever comes first.
+   * Resolves when a round kept a block, when the rounds stopped without one (the hub out of
+   * reach, or refusing), or after a bound, whichever comes first; at once when no round
+   * runs and none is worth asking for.
    */
   waitForLease(): Promise<void>;
   /** Why the hub gives no ids, when the kiosk knows (the hub refusing its sync key). */

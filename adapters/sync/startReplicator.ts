@@ -43,9 +43,9 @@ export interface Replicator {
   stop(): Promise<void>;
   /**
    * The kiosk's storage as a service should be given it: the same storage, but a create that
-   * finds no leased id left asks for a round at once and waits up to
-   * `LEASE_WAIT_MILLISECONDS` for its lease before it is refused, and a refused one says why
-   * when the hub refuses the kiosk's sync key.
+   * finds no leased id left waits up to `LEASE_WAIT_MILLISECONDS` for the lease of the round
+   * running, or of one it asks for when the last round went well, before it is refused; a
+   * refused one says why when the hub refuses the kiosk's sync key.
    */
   readonly storage: PetStorage;
 }
@@ -237,11 +237,15 @@ export const startReplicator = async (options: ReplicatorOptions): Promise<Repli
 
   /**
    * Resolves once a round kept a block, or the rounds ended without one, or after
-   * `LEASE_WAIT_MILLISECONDS`; asks for a round that starts after now, since the one running
-   * may have passed its lease step.
+   * `LEASE_WAIT_MILLISECONDS`. After a round that went well it asks for a round that starts
+   * after now (the one running may have passed its lease step). After one that could not
+   * lease (the hub out of reach, refusing the key or a lease) it only waits for a round
+   * already running, and resolves at once without one: the scheduled rounds try again, where
+   * a round for every refused create would press the hub as fast as clients retry.
    */
   const waitForLease = (): Promise<void> => {
-    if (stopped) return Promise.resolve();
+    const mayAsk = reachable && problem === null;
+    if (stopped || (round === undefined && !mayAsk)) return Promise.resolve();
     const leased = new Promise<void>((resolve) => {
       const timer = setTimeout(wake, LEASE_WAIT_MILLISECONDS);
       function wake() {
@@ -251,7 +255,7 @@ export const startReplicator = async (options: ReplicatorOptions): Promise<Repli
       }
       leaseWaiters.add(wake);
     });
-    void roundAfterNow();
+    if (mayAsk) void roundAfterNow();
     return leased;
   };
 
