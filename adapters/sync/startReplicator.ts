@@ -223,7 +223,7 @@ export const startReplicator = async (options: ReplicatorOptions): Promise<Repli
       } while (again && !stopped);
     })().finally(() => {
       round = undefined;
-      // No block came of the rounds (the hub out of reach, or refusing): waiting creates are refused now.
+      // Creates still waiting got no block of these rounds (the hub out of reach, or refusing): they are refused now.
       wakeLeaseWaiters();
     });
     return round;
